@@ -1,0 +1,26 @@
+package dev.quiver.scan;
+
+/**
+ * What kind of failure a {@link QuiverException} reports. The server maps each code to exactly one
+ * Flight status code, in one place.
+ */
+public enum ErrorCode {
+  /** SQL that does not parse; the message carries {@code line:column}. */
+  SYNTAX_ERROR,
+  /** A query that parses but is wrong: type mismatch, bad argument, ambiguous name. */
+  INVALID_QUERY,
+  /** A value that cannot be computed: overflow, division by zero, invalid cast of a value. */
+  DATA_ERROR,
+  /** An unknown table, column or function. */
+  NOT_FOUND,
+  /** Valid SQL that Quiver does not support (yet); the message names the construct. */
+  UNSUPPORTED,
+  /** A file that is not readable Parquet, or whose contents are inconsistent. */
+  CORRUPT_FILE,
+  /** A memory or size limit was reached. */
+  RESOURCE_EXHAUSTED,
+  /** The query was cancelled by its client. */
+  CANCELLED,
+  /** A bug in Quiver. */
+  INTERNAL
+}

@@ -1,0 +1,13 @@
+package dev.quiver.scan.prune;
+
+/** The level that proved a row group cannot match, in the order the levels are tried. */
+public enum PruningLevel {
+  /** The file's hive partition values contradict the predicate. */
+  PARTITION,
+  /** min / max / null_count statistics of the column chunk. */
+  STATISTICS,
+  /** Every value of a fully dictionary-encoded column chunk. */
+  DICTIONARY,
+  /** The column chunk's bloom filter. */
+  BLOOM
+}

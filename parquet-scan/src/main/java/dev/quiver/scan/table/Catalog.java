@@ -1,0 +1,148 @@
+package dev.quiver.scan.table;
+
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+/**
+ * The tables of a data directory: each {@code *.parquet} file is a table named after the file, each
+ * directory of Parquet files is a table named after the directory, and hive-style {@code key=value}
+ * sub-directories give partition columns. Names are matched case-insensitively.
+ */
+public final class Catalog {
+  public static final String HIVE_NULL = "__HIVE_DEFAULT_PARTITION__";
+
+  private final Map<String, ParquetTable> tables; // lower-case name -> table
+  private final FooterCache footers;
+
+  private Catalog(Map<String, ParquetTable> tables, FooterCache footers) {
+    this.tables = tables;
+    this.footers = footers;
+  }
+
+  public static Catalog open(String location) {
+    FooterCache footers = new FooterCache(10_000);
+    Path root = FileSystems.toPath(location);
+    Map<String, ParquetTable> tables = new TreeMap<>();
+    try {
+      FileSystem fs = FileSystems.fileSystem(root);
+      if (!fs.exists(root)) {
+        throw new QuiverException(ErrorCode.NOT_FOUND, "data directory " + location + " does not exist");
+      }
+      if (fs.getFileStatus(root).isFile()) {
+        addTable(tables, tableName(root.getName()), List.of(dataFile(fs.getFileStatus(root), Map.of())), footers);
+      } else {
+        for (FileStatus st : sorted(fs.listStatus(root))) {
+          String name = st.getPath().getName();
+          if (hidden(name)) continue;
+          if (st.isFile() && name.endsWith(".parquet")) {
+            addTable(tables, tableName(name), List.of(dataFile(st, Map.of())), footers);
+          } else if (st.isDirectory()) {
+            List<DataFile> files = new ArrayList<>();
+            collect(fs, st.getPath(), new LinkedHashMap<>(), files);
+            if (!files.isEmpty()) addTable(tables, name, files, footers);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list data directory " + location + ": " + e.getMessage(), e);
+    }
+    return new Catalog(Collections.unmodifiableMap(tables), footers);
+  }
+
+  public ParquetTable table(String name) {
+    return tables.get(name.toLowerCase(Locale.ROOT));
+  }
+
+  public List<ParquetTable> tables() {
+    return List.copyOf(tables.values());
+  }
+
+  public FooterCache footers() {
+    return footers;
+  }
+
+  private static String tableName(String fileName) {
+    return fileName.endsWith(".parquet") ? fileName.substring(0, fileName.length() - ".parquet".length()) : fileName;
+  }
+
+  private static boolean hidden(String name) {
+    return name.startsWith(".") || name.startsWith("_");
+  }
+
+  private static List<FileStatus> sorted(FileStatus[] statuses) {
+    List<FileStatus> list = new ArrayList<>(List.of(statuses));
+    list.sort((a, b) -> a.getPath().getName().compareTo(b.getPath().getName()));
+    return list;
+  }
+
+  private static void collect(FileSystem fs, Path dir, LinkedHashMap<String, String> partitions, List<DataFile> out)
+      throws IOException {
+    for (FileStatus st : sorted(fs.listStatus(dir))) {
+      String name = st.getPath().getName();
+      if (hidden(name)) continue;
+      if (st.isDirectory()) {
+        int eq = name.indexOf('=');
+        LinkedHashMap<String, String> next = new LinkedHashMap<>(partitions);
+        if (eq > 0) {
+          next.put(name.substring(0, eq), URLDecoder.decode(name.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        collect(fs, st.getPath(), next, out);
+      } else if (st.getLen() > 0 && !name.endsWith(".crc")) {
+        out.add(dataFile(st, partitions));
+      }
+    }
+  }
+
+  private static DataFile dataFile(FileStatus st, Map<String, String> partitions) {
+    return new DataFile(st.getPath(), st.getLen(), st.getModificationTime(), partitions);
+  }
+
+  private static void addTable(Map<String, ParquetTable> tables, String name, List<DataFile> files, FooterCache footers) {
+    ParquetMetadata first = footers.footer(files.get(0));
+    MessageType schema = first.getFileMetaData().getSchema();
+    List<Field> fields = new ArrayList<>();
+    Map<String, String> unsupported = new LinkedHashMap<>();
+    for (Type t : schema.getFields()) {
+      TypeMapping.Mapped m = TypeMapping.map(t);
+      if (m.supported()) {
+        fields.add(new Field(t.getName(), new FieldType(!t.isRepetition(Type.Repetition.REQUIRED), m.type(), null), null));
+      } else {
+        unsupported.put(t.getName(), m.unsupportedReason());
+      }
+    }
+    List<String> partitionColumns = new ArrayList<>(files.get(0).partitionValues().keySet());
+    for (String p : partitionColumns) {
+      boolean allIntegers = files.stream().map(f -> f.partitionValues().get(p))
+          .allMatch(v -> v == null || HIVE_NULL.equals(v) || v.matches("-?\\d{1,18}"));
+      ArrowType type = allIntegers ? new ArrowType.Int(64, true) : ArrowType.Utf8.INSTANCE;
+      fields.add(new Field(p, FieldType.nullable(type), null));
+    }
+    long rows = 0;
+    for (DataFile f : files) {
+      for (BlockMetaData b : footers.footer(f).getBlocks()) rows += b.getRowCount();
+    }
+    ParquetTable table = new ParquetTable(name, files, new Schema(fields), partitionColumns, unsupported, rows);
+    tables.put(name.toLowerCase(Locale.ROOT), table);
+  }
+}
