@@ -1,0 +1,169 @@
+package dev.quiver.planner.expr;
+
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.Values;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The typed, immutable expression IR produced by the analyzer. Every node knows its type and
+ * nullability; {@link #children()} and {@link #withChildren(List)} let rules rewrite trees generically.
+ */
+public sealed interface Expr {
+  ArrowType type();
+
+  boolean nullable();
+
+  List<Expr> children();
+
+  Expr withChildren(List<Expr> children);
+
+  <R> R accept(ExprVisitor<R> v);
+
+  /** A column of the input, by name. */
+  record ColumnRef(String name, ArrowType type, boolean nullable) implements Expr {
+    public List<Expr> children() { return List.of(); }
+    public Expr withChildren(List<Expr> c) { return this; }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitColumn(this); }
+    @Override public String toString() { return name; }
+  }
+
+  /** A constant in the physical form of {@link Values}. */
+  record Literal(Object value, ArrowType type) implements Expr {
+    public static final Literal TRUE = new Literal(true, SqlTypes.BOOLEAN);
+    public static final Literal FALSE = new Literal(false, SqlTypes.BOOLEAN);
+
+    public static Literal nullOf(ArrowType type) { return new Literal(null, type); }
+    public boolean nullable() { return value == null; }
+    public boolean isNull() { return value == null; }
+    public List<Expr> children() { return List.of(); }
+    public Expr withChildren(List<Expr> c) { return this; }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitLiteral(this); }
+    @Override public boolean equals(Object o) {
+      return o instanceof Literal l && type.equals(l.type)
+          && (value instanceof byte[] b ? l.value instanceof byte[] c && java.util.Arrays.equals(b, c)
+              : java.util.Objects.equals(value, l.value));
+    }
+    @Override public int hashCode() { return type.hashCode() * 31 + (value instanceof byte[] b ? java.util.Arrays.hashCode(b) : java.util.Objects.hashCode(value)); }
+    @Override public String toString() {
+      return value == null && !SqlTypes.isNull(type) ? "CAST(NULL AS " + SqlTypes.sqlName(type) + ")" : Values.toSql(value, type);
+    }
+  }
+
+  /** {@code CAST(input AS type)}; {@code safe} is TRY_CAST (NULL instead of an error). */
+  record Cast(Expr input, ArrowType type, boolean safe) implements Expr {
+    public boolean nullable() { return input.nullable() || safe; }
+    public List<Expr> children() { return List.of(input); }
+    public Expr withChildren(List<Expr> c) { return new Cast(c.get(0), type, safe); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitCast(this); }
+    @Override public String toString() { return (safe ? "TRY_CAST(" : "CAST(") + input + " AS " + SqlTypes.sqlName(type) + ")"; }
+  }
+
+  enum ArithOp {
+    ADD("+"), SUBTRACT("-"), MULTIPLY("*"), DIVIDE("/"), MODULO("%");
+    public final String symbol;
+    ArithOp(String s) { symbol = s; }
+  }
+
+  /** Arithmetic; integer overflow and division by zero are errors. */
+  record Arithmetic(ArithOp op, Expr left, Expr right, ArrowType type) implements Expr {
+    public boolean nullable() { return true; }
+    public List<Expr> children() { return List.of(left, right); }
+    public Expr withChildren(List<Expr> c) { return new Arithmetic(op, c.get(0), c.get(1), type); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitArithmetic(this); }
+    @Override public String toString() { return "(" + left + " " + op.symbol + " " + right + ")"; }
+  }
+
+  /** Unary minus. */
+  record Negate(Expr input) implements Expr {
+    public ArrowType type() { return input.type(); }
+    public boolean nullable() { return input.nullable(); }
+    public List<Expr> children() { return List.of(input); }
+    public Expr withChildren(List<Expr> c) { return new Negate(c.get(0)); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitNegate(this); }
+    @Override public String toString() { return "(-" + input + ")"; }
+  }
+
+  enum CmpOp {
+    EQ("="), NE("<>"), LT("<"), LE("<="), GT(">"), GE(">=");
+    public final String symbol;
+    CmpOp(String s) { symbol = s; }
+
+    /** The operator with its operands swapped: {@code a < b} is {@code b > a}. */
+    public CmpOp flip() {
+      return switch (this) { case LT -> GT; case LE -> GE; case GT -> LT; case GE -> LE; default -> this; };
+    }
+  }
+
+  /** A comparison of two operands of the same type; NaN equals NaN and sorts above every number. */
+  record Comparison(CmpOp op, Expr left, Expr right) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return left.nullable() || right.nullable(); }
+    public List<Expr> children() { return List.of(left, right); }
+    public Expr withChildren(List<Expr> c) { return new Comparison(op, c.get(0), c.get(1)); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitComparison(this); }
+    @Override public String toString() { return left + " " + op.symbol + " " + right; }
+  }
+
+  /** Three-valued AND. */
+  record And(Expr left, Expr right) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return left.nullable() || right.nullable(); }
+    public List<Expr> children() { return List.of(left, right); }
+    public Expr withChildren(List<Expr> c) { return new And(c.get(0), c.get(1)); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitAnd(this); }
+    @Override public String toString() { return paren(left) + " AND " + paren(right); }
+  }
+
+  /** Three-valued OR. */
+  record Or(Expr left, Expr right) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return left.nullable() || right.nullable(); }
+    public List<Expr> children() { return List.of(left, right); }
+    public Expr withChildren(List<Expr> c) { return new Or(c.get(0), c.get(1)); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitOr(this); }
+    @Override public String toString() { return paren(left) + " OR " + paren(right); }
+  }
+
+  record Not(Expr input) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return input.nullable(); }
+    public List<Expr> children() { return List.of(input); }
+    public Expr withChildren(List<Expr> c) { return new Not(c.get(0)); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitNot(this); }
+    @Override public String toString() { return "NOT " + paren(input); }
+  }
+
+  /** {@code input IS NULL}, or {@code IS NOT NULL} when negated; never NULL itself. */
+  record IsNull(Expr input, boolean negated) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return false; }
+    public List<Expr> children() { return List.of(input); }
+    public Expr withChildren(List<Expr> c) { return new IsNull(c.get(0), negated); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitIsNull(this); }
+    @Override public String toString() { return paren(input) + (negated ? " IS NOT NULL" : " IS NULL"); }
+  }
+
+  /** {@code value [NOT] IN (list)} with SQL's NULL semantics; all items have the value's type. */
+  record InList(Expr value, List<Expr> list, boolean negated) implements Expr {
+    public InList { list = List.copyOf(list); }
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return value.nullable() || list.stream().anyMatch(Expr::nullable); }
+    public List<Expr> children() {
+      List<Expr> c = new java.util.ArrayList<>(list.size() + 1);
+      c.add(value);
+      c.addAll(list);
+      return c;
+    }
+    public Expr withChildren(List<Expr> c) { return new InList(c.get(0), c.subList(1, c.size()), negated); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitInList(this); }
+    @Override public String toString() {
+      return value + (negated ? " NOT IN (" : " IN (") + list.stream().map(Object::toString).collect(Collectors.joining(", ")) + ")";
+    }
+  }
+
+  private static String paren(Expr e) {
+    return e instanceof And || e instanceof Or ? "(" + e + ")" : e.toString();
+  }
+}

@@ -1,0 +1,112 @@
+package dev.quiver.planner.kernel;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.ExprVisitor;
+import dev.quiver.scan.QuiverException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Compiles {@link Expr} trees into {@link PhysicalExpr}s over an input schema. The same compiled
+ * kernels run queries and fold constants (on a one-row batch), so both agree by construction.
+ */
+public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
+  private final Schema input;
+
+  private ExprCompiler(Schema input) {
+    this.input = input;
+  }
+
+  public static PhysicalExpr compile(Expr e, Schema input) {
+    return e.accept(new ExprCompiler(input));
+  }
+
+  @Override
+  public PhysicalExpr visitColumn(Expr.ColumnRef e) {
+    List<Field> fields = input.getFields();
+    int index = -1;
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).getName().equals(e.name())) {
+        index = i;
+        break;
+      }
+    }
+    if (index < 0) throw QuiverException.internal("column " + e.name() + " not in input " + input);
+    int at = index;
+    return (batch, alloc) -> {
+      FieldVector v = batch.getVector(at);
+      return new VectorValues(v, false);
+    };
+  }
+
+  @Override
+  public PhysicalExpr visitLiteral(Expr.Literal e) {
+    ScalarValues s = new ScalarValues(e.value(), e.type());
+    return (batch, alloc) -> s;
+  }
+
+  @Override
+  public PhysicalExpr visitCast(Expr.Cast e) {
+    PhysicalExpr in = e.input().accept(this);
+    return (batch, alloc) -> Kernels.cast(batch, alloc, in, e.input().type(), e.type(), e.safe());
+  }
+
+  @Override
+  public PhysicalExpr visitArithmetic(Expr.Arithmetic e) {
+    PhysicalExpr l = e.left().accept(this);
+    PhysicalExpr r = e.right().accept(this);
+    return (batch, alloc) -> Kernels.arithmetic(batch, alloc, e.op(), l, r, e.type());
+  }
+
+  @Override
+  public PhysicalExpr visitNegate(Expr.Negate e) {
+    PhysicalExpr in = e.input().accept(this);
+    return (batch, alloc) -> Kernels.negate(batch, alloc, in, e.type());
+  }
+
+  @Override
+  public PhysicalExpr visitComparison(Expr.Comparison e) {
+    PhysicalExpr l = e.left().accept(this);
+    PhysicalExpr r = e.right().accept(this);
+    Kernels.Family family = Kernels.family(e.left().type());
+    return (batch, alloc) -> Kernels.compare(batch, alloc, e.op(), family, l, r);
+  }
+
+  @Override
+  public PhysicalExpr visitAnd(Expr.And e) {
+    PhysicalExpr l = e.left().accept(this);
+    PhysicalExpr r = e.right().accept(this);
+    return (batch, alloc) -> Kernels.logical(batch, alloc, true, l, r);
+  }
+
+  @Override
+  public PhysicalExpr visitOr(Expr.Or e) {
+    PhysicalExpr l = e.left().accept(this);
+    PhysicalExpr r = e.right().accept(this);
+    return (batch, alloc) -> Kernels.logical(batch, alloc, false, l, r);
+  }
+
+  @Override
+  public PhysicalExpr visitNot(Expr.Not e) {
+    PhysicalExpr in = e.input().accept(this);
+    return (batch, alloc) -> Kernels.not(batch, alloc, in);
+  }
+
+  @Override
+  public PhysicalExpr visitIsNull(Expr.IsNull e) {
+    PhysicalExpr in = e.input().accept(this);
+    return (batch, alloc) -> Kernels.isNull(batch, alloc, in, e.negated());
+  }
+
+  @Override
+  public PhysicalExpr visitInList(Expr.InList e) {
+    PhysicalExpr value = e.value().accept(this);
+    List<PhysicalExpr> items = new ArrayList<>();
+    for (Expr x : e.list()) items.add(x.accept(this));
+    Kernels.Family family = Kernels.family(e.value().type());
+    return (batch, alloc) -> Kernels.in(batch, alloc, family, value, items, e.negated());
+  }
+}

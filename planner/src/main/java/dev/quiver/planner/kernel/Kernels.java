@@ -1,0 +1,323 @@
+package dev.quiver.planner.kernel;
+
+import dev.quiver.planner.expr.Expr.ArithOp;
+import dev.quiver.planner.expr.Expr.CmpOp;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The vectorized kernels: each evaluates its inputs for the whole batch, then loops over the rows
+ * writing one result vector. Scalars (literals) are read through the same accessors as vectors.
+ */
+public final class Kernels {
+  private Kernels() {}
+
+  /** How values of a type are compared. */
+  public enum Family { LONG, ULONG, DOUBLE, DECIMAL, BYTES, BOOL, NULL }
+
+  public static Family family(ArrowType t) {
+    if (SqlTypes.isNull(t)) return Family.NULL;
+    if (t instanceof ArrowType.Int i && !i.getIsSigned() && i.getBitWidth() == 64) return Family.ULONG;
+    if (SqlTypes.isLongBacked(t)) return Family.LONG;
+    if (SqlTypes.isFloat(t)) return Family.DOUBLE;
+    if (SqlTypes.isDecimal(t)) return Family.DECIMAL;
+    if (SqlTypes.isBoolean(t)) return Family.BOOL;
+    if (t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary) return Family.BYTES;
+    throw QuiverException.unsupported("type " + t);
+  }
+
+  /** NaN-aware double comparison: -0.0 equals 0.0, NaN equals NaN and is above every number. */
+  public static int compareDouble(double a, double b) {
+    if (a == b) return 0;
+    return Double.compare(a, b);
+  }
+
+  public static int compareBytes(byte[] a, byte[] b) {
+    return java.util.Arrays.compareUnsigned(a, b);
+  }
+
+  /** Compares two non-null values of one family. */
+  static int compare(Family f, ColumnValues a, int i, ColumnValues b, int j) {
+    return switch (f) {
+      case LONG -> Long.compare(a.getLong(i), b.getLong(j));
+      case ULONG -> Long.compareUnsigned(a.getLong(i), b.getLong(j));
+      case DOUBLE -> compareDouble(a.getDouble(i), b.getDouble(j));
+      case DECIMAL -> a.getDecimal(i).compareTo(b.getDecimal(j));
+      case BYTES -> compareBytes(a.getBytes(i), b.getBytes(j));
+      case BOOL -> Boolean.compare(a.getBool(i), b.getBool(j));
+      case NULL -> 0;
+    };
+  }
+
+  private static boolean test(CmpOp op, int c) {
+    return switch (op) {
+      case EQ -> c == 0; case NE -> c != 0; case LT -> c < 0; case LE -> c <= 0; case GT -> c > 0; case GE -> c >= 0;
+    };
+  }
+
+  private static BitVector newBool(BufferAllocator alloc, int n) {
+    return (BitVector) Vectors.create("", SqlTypes.BOOLEAN, alloc, n);
+  }
+
+  private static ColumnValues done(FieldVector v, int n) {
+    v.setValueCount(n);
+    return new VectorValues(v, true);
+  }
+
+  public static ColumnValues compare(VectorSchemaRoot batch, BufferAllocator alloc, CmpOp op, Family f,
+      PhysicalExpr left, PhysicalExpr right) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
+      BitVector out = newBool(alloc, n);
+      try {
+        if (f == Family.LONG && b instanceof ScalarValues s && s.value() != null) {
+          long k = (Long) s.value();
+          for (int i = 0; i < n; i++) {
+            if (!a.isNull(i)) out.set(i, test(op, Long.compare(a.getLong(i), k)) ? 1 : 0);
+          }
+        } else {
+          for (int i = 0; i < n; i++) {
+            if (!a.isNull(i) && !b.isNull(i)) out.set(i, test(op, compare(f, a, i, b, i)) ? 1 : 0);
+          }
+        }
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+      return done(out, n);
+    }
+  }
+
+  /** Three-valued AND / OR. */
+  public static ColumnValues logical(VectorSchemaRoot batch, BufferAllocator alloc, boolean and,
+      PhysicalExpr left, PhysicalExpr right) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) {
+        boolean an = a.isNull(i);
+        boolean bn = b.isNull(i);
+        boolean av = !an && a.getBool(i);
+        boolean bv = !bn && b.getBool(i);
+        if (and) {
+          if ((!an && !av) || (!bn && !bv)) out.set(i, 0);
+          else if (!an && !bn) out.set(i, 1);
+        } else {
+          if (av || bv) out.set(i, 1);
+          else if (!an && !bn) out.set(i, 0);
+        }
+      }
+      return done(out, n);
+    }
+  }
+
+  public static ColumnValues not(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr in) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = in.eval(batch, alloc)) {
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) {
+        if (!a.isNull(i)) out.set(i, a.getBool(i) ? 0 : 1);
+      }
+      return done(out, n);
+    }
+  }
+
+  public static ColumnValues isNull(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr in, boolean negated) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = in.eval(batch, alloc)) {
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) out.set(i, a.isNull(i) != negated ? 1 : 0);
+      return done(out, n);
+    }
+  }
+
+  /** {@code value [NOT] IN (items)}: TRUE on a match, else NULL if anything was NULL, else FALSE. */
+  public static ColumnValues in(VectorSchemaRoot batch, BufferAllocator alloc, Family f, PhysicalExpr value,
+      List<PhysicalExpr> items, boolean negated) {
+    int n = batch.getRowCount();
+    List<ColumnValues> evaluated = new ArrayList<>(items.size());
+    try (ColumnValues v = value.eval(batch, alloc)) {
+      for (PhysicalExpr item : items) evaluated.add(item.eval(batch, alloc));
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) {
+        if (v.isNull(i)) continue;
+        boolean match = false;
+        boolean sawNull = false;
+        for (ColumnValues item : evaluated) {
+          if (item.isNull(i)) {
+            sawNull = true;
+          } else if (compare(f, v, i, item, i) == 0) {
+            match = true;
+            break;
+          }
+        }
+        if (match) out.set(i, negated ? 0 : 1);
+        else if (!sawNull) out.set(i, negated ? 1 : 0);
+      }
+      return done(out, n);
+    } finally {
+      evaluated.forEach(ColumnValues::close);
+    }
+  }
+
+  public static ColumnValues cast(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr in, ArrowType from,
+      ArrowType to, boolean safe) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = in.eval(batch, alloc)) {
+      FieldVector out = Vectors.create("", to, alloc, n);
+      try {
+        for (int i = 0; i < n; i++) {
+          Object v = a.getObject(i);
+          if (v == null) continue;
+          Object r;
+          try {
+            r = Casts.cast(v, from, to);
+          } catch (QuiverException e) {
+            if (!safe || e.code() != ErrorCode.DATA_ERROR) throw e;
+            r = null;
+          }
+          Vectors.set(out, i, r);
+        }
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+      return done(out, n);
+    }
+  }
+
+  public static ColumnValues negate(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr in, ArrowType type) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = in.eval(batch, alloc)) {
+      FieldVector out = Vectors.create("", type, alloc, n);
+      try {
+        for (int i = 0; i < n; i++) {
+          if (a.isNull(i)) continue;
+          switch (family(type)) {
+            case LONG -> Vectors.setLong(out, i, checkRange(Math.negateExact(a.getLong(i)), type));
+            case DOUBLE -> Vectors.set(out, i, -a.getDouble(i));
+            case DECIMAL -> Vectors.set(out, i, a.getDecimal(i).negate());
+            default -> throw QuiverException.internal("negate " + type);
+          }
+        }
+      } catch (ArithmeticException e) {
+        out.close();
+        throw overflow(type);
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+      return done(out, n);
+    }
+  }
+
+  public static ColumnValues arithmetic(VectorSchemaRoot batch, BufferAllocator alloc, ArithOp op, PhysicalExpr left,
+      PhysicalExpr right, ArrowType type) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
+      FieldVector out = Vectors.create("", type, alloc, n);
+      try {
+        Family f = family(type);
+        for (int i = 0; i < n; i++) {
+          if (a.isNull(i) || b.isNull(i)) continue;
+          switch (f) {
+            case LONG -> Vectors.setLong(out, i, checkRange(longOp(op, a.getLong(i), b.getLong(i)), type));
+            case DOUBLE -> Vectors.set(out, i, doubleOp(op, a.getDouble(i), b.getDouble(i), type));
+            case DECIMAL -> Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), (ArrowType.Decimal) type));
+            default -> throw QuiverException.internal("arithmetic on " + type);
+          }
+        }
+      } catch (ArithmeticException e) {
+        out.close();
+        throw overflow(type);
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+      return done(out, n);
+    }
+  }
+
+  private static BigDecimal decimalOf(ColumnValues v, int i) {
+    return Casts.exact(v.getObject(i), v.type());
+  }
+
+  private static QuiverException overflow(ArrowType type) {
+    return new QuiverException(ErrorCode.DATA_ERROR, SqlTypes.sqlName(type) + " out of range (overflow)");
+  }
+
+  private static QuiverException divisionByZero() {
+    return new QuiverException(ErrorCode.DATA_ERROR, "division by zero");
+  }
+
+  private static long checkRange(long v, ArrowType type) {
+    if (type instanceof ArrowType.Int i && !Casts.fits(v, i)) throw new ArithmeticException();
+    return v;
+  }
+
+  private static long longOp(ArithOp op, long a, long b) {
+    return switch (op) {
+      case ADD -> Math.addExact(a, b);
+      case SUBTRACT -> Math.subtractExact(a, b);
+      case MULTIPLY -> Math.multiplyExact(a, b);
+      case DIVIDE -> {
+        if (b == 0) throw divisionByZero();
+        if (a == Long.MIN_VALUE && b == -1) throw new ArithmeticException();
+        yield a / b;
+      }
+      case MODULO -> {
+        if (b == 0) throw divisionByZero();
+        yield b == -1 ? 0 : a % b;
+      }
+    };
+  }
+
+  private static double doubleOp(ArithOp op, double a, double b, ArrowType type) {
+    double r = switch (op) {
+      case ADD -> a + b;
+      case SUBTRACT -> a - b;
+      case MULTIPLY -> a * b;
+      case DIVIDE -> {
+        if (b == 0) throw divisionByZero();
+        yield a / b;
+      }
+      case MODULO -> {
+        if (b == 0) throw divisionByZero();
+        yield a % b;
+      }
+    };
+    return type.equals(SqlTypes.REAL) ? (double) (float) r : r;
+  }
+
+  private static BigDecimal decimalOp(ArithOp op, BigDecimal a, BigDecimal b, ArrowType.Decimal type) {
+    BigDecimal r = switch (op) {
+      case ADD -> a.add(b);
+      case SUBTRACT -> a.subtract(b);
+      case MULTIPLY -> a.multiply(b);
+      case DIVIDE -> {
+        if (b.signum() == 0) throw divisionByZero();
+        yield a.divide(b, new MathContext(SqlTypes.MAX_DECIMAL_PRECISION + 2, RoundingMode.HALF_UP));
+      }
+      case MODULO -> {
+        if (b.signum() == 0) throw divisionByZero();
+        yield a.remainder(b);
+      }
+    };
+    r = r.setScale(type.getScale(), RoundingMode.HALF_UP);
+    if (r.precision() - r.scale() > type.getPrecision() - type.getScale() && r.signum() != 0) {
+      throw new ArithmeticException();
+    }
+    return r;
+  }
+}

@@ -1,0 +1,79 @@
+package dev.quiver.planner.kernel;
+
+import dev.quiver.scan.QuiverException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.UInt4Vector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/** Values backed by an Arrow vector. */
+public final class VectorValues implements ColumnValues {
+  private final FieldVector vector;
+  private final boolean owned;
+  private final ArrowType type;
+
+  public VectorValues(FieldVector vector, boolean owned) {
+    this.vector = vector;
+    this.owned = owned;
+    this.type = vector.getField().getType();
+  }
+
+  public ArrowType type() { return type; }
+
+  public boolean isNull(int i) { return vector.isNull(i); }
+
+  public long getLong(int i) {
+    if (vector instanceof UInt1Vector u) return u.get(i) & 0xFFL;
+    if (vector instanceof UInt2Vector u) return u.get(i);
+    if (vector instanceof UInt4Vector u) return u.get(i) & 0xFFFFFFFFL;
+    if (vector instanceof BaseIntVector b) return b.getValueAsLong(i);
+    if (vector instanceof DateDayVector d) return d.get(i);
+    if (vector instanceof TimeStampVector t) return t.get(i);
+    throw QuiverException.internal("getLong on " + type);
+  }
+
+  public double getDouble(int i) {
+    if (vector instanceof Float8Vector f) return f.get(i);
+    if (vector instanceof Float4Vector f) return f.get(i);
+    throw QuiverException.internal("getDouble on " + type);
+  }
+
+  public BigDecimal getDecimal(int i) { return ((DecimalVector) vector).getObject(i); }
+
+  public byte[] getBytes(int i) {
+    if (vector instanceof VarCharVector v) return v.get(i);
+    return ((VarBinaryVector) vector).get(i);
+  }
+
+  public boolean getBool(int i) { return ((BitVector) vector).get(i) == 1; }
+
+  public Object getObject(int i) {
+    if (vector.isNull(i)) return null;
+    if (vector instanceof BitVector) return getBool(i);
+    if (vector instanceof Float8Vector || vector instanceof Float4Vector) return getDouble(i);
+    if (vector instanceof DecimalVector) return getDecimal(i);
+    if (vector instanceof VarCharVector v) return new String(v.get(i), StandardCharsets.UTF_8);
+    if (vector instanceof VarBinaryVector v) return v.get(i);
+    return getLong(i);
+  }
+
+  public FieldVector vector() { return vector; }
+
+  public boolean owned() { return owned; }
+
+  public void close() {
+    if (owned) vector.close();
+  }
+}

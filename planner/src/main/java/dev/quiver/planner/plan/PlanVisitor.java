@@ -1,0 +1,11 @@
+package dev.quiver.planner.plan;
+
+/** A visitor over {@link LogicalPlan}; every node kind must be handled. */
+public interface PlanVisitor<R> {
+  R visitScan(LogicalPlan.TableScan p);
+  R visitOneRow(LogicalPlan.OneRow p);
+  R visitFilter(LogicalPlan.Filter p);
+  R visitProject(LogicalPlan.Project p);
+  R visitAggregate(LogicalPlan.Aggregate p);
+  R visitLimit(LogicalPlan.Limit p);
+}

@@ -1,0 +1,363 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Expr.ArithOp;
+import dev.quiver.planner.expr.Expr.CmpOp;
+import dev.quiver.planner.kernel.Casts;
+import dev.quiver.planner.plan.LogicalPlan.AggFunc;
+import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import net.sf.jsqlparser.expression.BinaryExpression;
+import net.sf.jsqlparser.expression.BooleanValue;
+import net.sf.jsqlparser.expression.CastExpression;
+import net.sf.jsqlparser.expression.DateTimeLiteralExpression;
+import net.sf.jsqlparser.expression.DoubleValue;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.Function;
+import net.sf.jsqlparser.expression.JdbcParameter;
+import net.sf.jsqlparser.expression.LongValue;
+import net.sf.jsqlparser.expression.NotExpression;
+import net.sf.jsqlparser.expression.NullValue;
+import net.sf.jsqlparser.expression.SignedExpression;
+import net.sf.jsqlparser.expression.StringValue;
+import net.sf.jsqlparser.expression.operators.arithmetic.Addition;
+import net.sf.jsqlparser.expression.operators.arithmetic.Division;
+import net.sf.jsqlparser.expression.operators.arithmetic.Modulo;
+import net.sf.jsqlparser.expression.operators.arithmetic.Multiplication;
+import net.sf.jsqlparser.expression.operators.arithmetic.Subtraction;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
+import net.sf.jsqlparser.expression.operators.conditional.OrExpression;
+import net.sf.jsqlparser.expression.operators.relational.Between;
+import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
+import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
+import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
+import net.sf.jsqlparser.expression.operators.relational.GreaterThanEquals;
+import net.sf.jsqlparser.expression.operators.relational.InExpression;
+import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
+import net.sf.jsqlparser.expression.operators.relational.MinorThan;
+import net.sf.jsqlparser.expression.operators.relational.MinorThanEquals;
+import net.sf.jsqlparser.expression.operators.relational.NotEqualsTo;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
+import net.sf.jsqlparser.schema.Column;
+import net.sf.jsqlparser.statement.select.Select;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * Binds JSqlParser expressions to the typed {@link Expr} IR: resolves column names against a
+ * {@link Scope}, types literals, and inserts the implicit CASTs of type coercion. Aggregate calls are
+ * collected into {@link #aggregates()} and replaced by references to their output column.
+ */
+final class ExprBinder {
+  private final String sql;
+  private final Scope scope;
+  private final boolean allowAggregates;
+  private final List<AggregateCall> aggregates;
+  private final List<String> bareColumns = new ArrayList<>();
+  private boolean insideAggregate;
+
+  ExprBinder(String sql, Scope scope, boolean allowAggregates, List<AggregateCall> aggregates) {
+    this.sql = sql;
+    this.scope = scope;
+    this.allowAggregates = allowAggregates;
+    this.aggregates = aggregates;
+  }
+
+  /** Columns referenced outside of any aggregate call. */
+  List<String> bareColumns() {
+    return bareColumns;
+  }
+
+  Expr bind(Expression e) {
+    if (e instanceof ParenthesedExpressionList<?> p && p.size() == 1) return bind(p.get(0));
+    if (e instanceof Column c) return column(c);
+    if (e instanceof LongValue l) return integer(l.getBigIntegerValue());
+    if (e instanceof DoubleValue d) return decimalLiteral(d.toString());
+    if (e instanceof StringValue s) return new Expr.Literal(s.getValue().replace("''", "'"), SqlTypes.VARCHAR);
+    if (e instanceof NullValue) return Expr.Literal.nullOf(SqlTypes.NULL);
+    if (e instanceof BooleanValue b) return b.getValue() ? Expr.Literal.TRUE : Expr.Literal.FALSE;
+    if (e instanceof DateTimeLiteralExpression d) return dateTimeLiteral(d);
+    if (e instanceof SignedExpression s) return signed(s);
+    if (e instanceof Addition a) return arithmetic(ArithOp.ADD, a);
+    if (e instanceof Subtraction a) return arithmetic(ArithOp.SUBTRACT, a);
+    if (e instanceof Multiplication a) return arithmetic(ArithOp.MULTIPLY, a);
+    if (e instanceof Division a) return arithmetic(ArithOp.DIVIDE, a);
+    if (e instanceof Modulo a) return arithmetic(ArithOp.MODULO, a);
+    if (e instanceof EqualsTo c) return comparison(CmpOp.EQ, c);
+    if (e instanceof NotEqualsTo c) return comparison(CmpOp.NE, c);
+    if (e instanceof MinorThan c) return comparison(CmpOp.LT, c);
+    if (e instanceof MinorThanEquals c) return comparison(CmpOp.LE, c);
+    if (e instanceof GreaterThan c) return comparison(CmpOp.GT, c);
+    if (e instanceof GreaterThanEquals c) return comparison(CmpOp.GE, c);
+    if (e instanceof AndExpression a) return new Expr.And(bool(a.getLeftExpression(), "AND"), bool(a.getRightExpression(), "AND"));
+    if (e instanceof OrExpression o) return new Expr.Or(bool(o.getLeftExpression(), "OR"), bool(o.getRightExpression(), "OR"));
+    if (e instanceof NotExpression n) return new Expr.Not(bool(n.getExpression(), "NOT"));
+    if (e instanceof IsNullExpression n) return new Expr.IsNull(bind(n.getLeftExpression()), n.isNot());
+    if (e instanceof InExpression in) return in(in);
+    if (e instanceof Between b) return between(b);
+    if (e instanceof CastExpression c) return cast(c);
+    if (e instanceof Function f) return function(f);
+    if (e instanceof JdbcParameter) throw QuiverException.unsupported("a '?' parameter" + SqlPositions.suffix(sql, "?"));
+    if (e instanceof Select) throw QuiverException.unsupported("a subquery");
+    throw QuiverException.unsupported(describe(e));
+  }
+
+  private static String describe(Expression e) {
+    String kind = e.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT);
+    return "the expression '" + e + "' (" + kind + ")";
+  }
+
+  private Expr column(Column c) {
+    String name = c.getColumnName();
+    String qualifier = c.getTable() == null ? null : c.getTable().getFullyQualifiedName();
+    if (qualifier == null && (name.equalsIgnoreCase("true") || name.equalsIgnoreCase("false"))) {
+      return Boolean.parseBoolean(name.toLowerCase(Locale.ROOT)) ? Expr.Literal.TRUE : Expr.Literal.FALSE;
+    }
+    Expr.ColumnRef ref = scope.resolve(qualifier, unquote(name), sql);
+    if (!insideAggregate) bareColumns.add(ref.name());
+    return ref;
+  }
+
+  static String unquote(String name) {
+    if (name.length() >= 2 && (name.startsWith("\"") && name.endsWith("\"") || name.startsWith("`") && name.endsWith("`"))) {
+      return name.substring(1, name.length() - 1);
+    }
+    return name;
+  }
+
+  static Expr.Literal integer(BigInteger v) {
+    if (v.bitLength() < 32) return new Expr.Literal(v.longValue(), SqlTypes.INTEGER);
+    if (v.bitLength() < 64) return new Expr.Literal(v.longValue(), SqlTypes.BIGINT);
+    BigDecimal d = new BigDecimal(v);
+    if (d.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "integer literal " + v + " is too large");
+    }
+    return new Expr.Literal(d, SqlTypes.decimal(d.precision(), 0));
+  }
+
+  private static Expr.Literal decimalLiteral(String text) {
+    if (text.toLowerCase(Locale.ROOT).contains("e")) {
+      return new Expr.Literal(Double.parseDouble(text), SqlTypes.DOUBLE);
+    }
+    BigDecimal d = new BigDecimal(text);
+    if (d.scale() < 0) d = d.setScale(0);
+    int precision = Math.max(d.precision(), d.scale());
+    if (precision > SqlTypes.MAX_DECIMAL_PRECISION) return new Expr.Literal(d.doubleValue(), SqlTypes.DOUBLE);
+    return new Expr.Literal(d, SqlTypes.decimal(precision, d.scale()));
+  }
+
+  private Expr dateTimeLiteral(DateTimeLiteralExpression d) {
+    String raw = d.getValue();
+    String text = raw.length() >= 2 && raw.startsWith("'") && raw.endsWith("'") ? raw.substring(1, raw.length() - 1) : raw;
+    ArrowType type = switch (d.getType()) {
+      case DATE -> SqlTypes.DATE;
+      case TIMESTAMP, DATETIME -> SqlTypes.TIMESTAMP;
+      case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
+      default -> throw QuiverException.unsupported("the " + d.getType() + " literal" + SqlPositions.suffix(sql, d.getType().name()));
+    };
+    try {
+      return new Expr.Literal(Casts.cast(text, SqlTypes.VARCHAR, type), type);
+    } catch (QuiverException e) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, e.getMessage() + SqlPositions.suffix(sql, d.getType().name()));
+    }
+  }
+
+  private Expr signed(SignedExpression s) {
+    Expression inner = s.getExpression();
+    if (s.getSign() == '+') return numeric(bind(inner), "unary +");
+    if (inner instanceof LongValue l) return integer(l.getBigIntegerValue().negate());
+    if (inner instanceof DoubleValue d) {
+      Expr.Literal lit = decimalLiteral(d.toString());
+      return lit.value() instanceof BigDecimal b ? new Expr.Literal(b.negate(), lit.type())
+          : new Expr.Literal(-(Double) lit.value(), lit.type());
+    }
+    Expr e = numeric(bind(inner), "unary -");
+    ArrowType t = SqlTypes.signedView(e.type());
+    return new Expr.Negate(coerce(e, t));
+  }
+
+  private Expr numeric(Expr e, String op) {
+    if (SqlTypes.isNull(e.type())) return coerce(e, SqlTypes.INTEGER);
+    if (!SqlTypes.isNumeric(e.type())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "operator " + op + " is not defined for " + SqlTypes.sqlName(e.type()));
+    }
+    return e;
+  }
+
+  private Expr bool(Expression e, String op) {
+    Expr b = bind(e);
+    if (SqlTypes.isNull(b.type())) return coerce(b, SqlTypes.BOOLEAN);
+    if (!SqlTypes.isBoolean(b.type())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY,
+          "argument of " + op + " must be BOOLEAN, not " + SqlTypes.sqlName(b.type()) + ": " + e);
+    }
+    return b;
+  }
+
+  /** {@code e} as type {@code t}: itself if it already is, else an implicit CAST. */
+  static Expr coerce(Expr e, ArrowType t) {
+    return e.type().equals(t) ? e : new Expr.Cast(e, t, false);
+  }
+
+  private Expr arithmetic(ArithOp op, BinaryExpression b) {
+    Expr l = bind(b.getLeftExpression());
+    Expr r = bind(b.getRightExpression());
+    if (SqlTypes.isNull(l.type()) && SqlTypes.isNull(r.type())) {
+      l = coerce(l, SqlTypes.INTEGER);
+      r = coerce(r, SqlTypes.INTEGER);
+    } else if (SqlTypes.isNull(l.type())) {
+      l = coerce(l, r.type());
+    } else if (SqlTypes.isNull(r.type())) {
+      r = coerce(r, l.type());
+    }
+    if (!SqlTypes.isNumeric(l.type()) || !SqlTypes.isNumeric(r.type())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "operator " + op.symbol + " is not defined for "
+          + SqlTypes.sqlName(l.type()) + " and " + SqlTypes.sqlName(r.type()) + ": " + b);
+    }
+    ArrowType common = SqlTypes.numericCommon(l.type(), r.type());
+    if (common instanceof ArrowType.Decimal) {
+      if (op == ArithOp.DIVIDE) {
+        return new Expr.Arithmetic(op, coerce(l, SqlTypes.DOUBLE), coerce(r, SqlTypes.DOUBLE), SqlTypes.DOUBLE);
+      }
+      ArrowType.Decimal x = SqlTypes.asDecimal(SqlTypes.signedView(l.type()));
+      ArrowType.Decimal y = SqlTypes.asDecimal(SqlTypes.signedView(r.type()));
+      Expr lx = coerce(l, x);
+      Expr ry = coerce(r, y);
+      ArrowType result = switch (op) {
+        case ADD, SUBTRACT -> {
+          int s = Math.max(x.getScale(), y.getScale());
+          int p = Math.max(x.getPrecision() - x.getScale(), y.getPrecision() - y.getScale()) + s + 1;
+          yield SqlTypes.decimal(Math.min(SqlTypes.MAX_DECIMAL_PRECISION, p), s);
+        }
+        case MULTIPLY -> {
+          int p = Math.min(SqlTypes.MAX_DECIMAL_PRECISION, x.getPrecision() + y.getPrecision());
+          yield SqlTypes.decimal(p, Math.min(p, x.getScale() + y.getScale()));
+        }
+        default -> common;
+      };
+      return new Expr.Arithmetic(op, lx, ry, result);
+    }
+    return new Expr.Arithmetic(op, coerce(l, common), coerce(r, common), common);
+  }
+
+  private Expr comparison(CmpOp op, BinaryExpression b) {
+    return compare(op, bind(b.getLeftExpression()), bind(b.getRightExpression()), b.toString());
+  }
+
+  private Expr compare(CmpOp op, Expr l, Expr r, String text) {
+    ArrowType t = commonOrFail(l.type(), r.type(), text);
+    return new Expr.Comparison(op, coerce(l, t), coerce(r, t));
+  }
+
+  private static ArrowType commonOrFail(ArrowType a, ArrowType b, String text) {
+    ArrowType t = SqlTypes.comparisonCommon(a, b);
+    if (t == null) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY,
+          "cannot compare " + SqlTypes.sqlName(a) + " with " + SqlTypes.sqlName(b) + ": " + text);
+    }
+    return SqlTypes.isNull(t) ? SqlTypes.BOOLEAN : t;
+  }
+
+  private Expr in(InExpression in) {
+    Expr value = bind(in.getLeftExpression());
+    Expression right = in.getRightExpression();
+    if (!(right instanceof ExpressionList<?> list)) {
+      throw QuiverException.unsupported("IN with a subquery");
+    }
+    List<Expr> items = new ArrayList<>();
+    for (Expression x : list) items.add(bind(x));
+    ArrowType t = value.type();
+    for (Expr item : items) t = commonOrFail(t, item.type(), in.toString());
+    List<Expr> coerced = new ArrayList<>();
+    for (Expr item : items) coerced.add(coerce(item, t));
+    return new Expr.InList(coerce(value, t), coerced, in.isNot());
+  }
+
+  private Expr between(Between b) {
+    Expr v = bind(b.getLeftExpression());
+    Expr lo = bind(b.getBetweenExpressionStart());
+    Expr hi = bind(b.getBetweenExpressionEnd());
+    Expr both = new Expr.And(compare(CmpOp.GE, v, lo, b.toString()), compare(CmpOp.LE, v, hi, b.toString()));
+    return b.isNot() ? new Expr.Not(both) : both;
+  }
+
+  private Expr cast(CastExpression c) {
+    Expr input = bind(c.getLeftExpression());
+    ArrowType target = SqlTypes.parse(c.getColDataType().getDataType(),
+        c.getColDataType().getArgumentsStringList() == null ? List.of() : c.getColDataType().getArgumentsStringList());
+    if (!Casts.castable(input.type(), target)) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot cast " + SqlTypes.sqlName(input.type()) + " to "
+          + SqlTypes.sqlName(target) + ": " + c);
+    }
+    boolean safe = c.keyword != null && c.keyword.equalsIgnoreCase("TRY_CAST");
+    return new Expr.Cast(input, target, safe);
+  }
+
+  private Expr function(Function f) {
+    String name = f.getName().toLowerCase(Locale.ROOT);
+    AggFunc agg = switch (name) {
+      case "count" -> AggFunc.COUNT; case "sum" -> AggFunc.SUM; case "min" -> AggFunc.MIN;
+      case "max" -> AggFunc.MAX; case "avg" -> AggFunc.AVG; default -> null;
+    };
+    if (agg == null) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + f.getName() + " does not exist"
+          + SqlPositions.suffix(sql, f.getName()));
+    }
+    if (!allowAggregates) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function " + name + " is not allowed here"
+          + SqlPositions.suffix(sql, f.getName()));
+    }
+    if (insideAggregate) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: " + f);
+    }
+    if (f.isDistinct()) throw QuiverException.unsupported(name + "(DISTINCT ...)");
+    Expr arg = null;
+    boolean star = f.isAllColumns()
+        || (f.getParameters() != null && f.getParameters().size() == 1
+            && f.getParameters().get(0) instanceof net.sf.jsqlparser.statement.select.AllColumns);
+    if (star) {
+      if (agg != AggFunc.COUNT) throw new QuiverException(ErrorCode.INVALID_QUERY, name + "(*) is not valid; only count(*) is");
+    } else {
+      if (f.getParameters() == null || f.getParameters().size() != 1) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes exactly one argument: " + f);
+      }
+      insideAggregate = true;
+      try {
+        arg = bind(f.getParameters().get(0));
+      } finally {
+        insideAggregate = false;
+      }
+    }
+    ArrowType type = aggregateType(agg, arg, f);
+    if (arg != null && agg != AggFunc.COUNT && SqlTypes.isNull(arg.type())) arg = coerce(arg, type);
+    String internal = "__agg" + aggregates.size();
+    aggregates.add(new AggregateCall(agg, arg, type, internal));
+    return new Expr.ColumnRef(internal, type, agg != AggFunc.COUNT);
+  }
+
+  private static ArrowType aggregateType(AggFunc agg, Expr arg, Function f) {
+    if (agg == AggFunc.COUNT) return SqlTypes.BIGINT;
+    ArrowType t = arg.type();
+    if (SqlTypes.isNull(t)) return agg == AggFunc.AVG ? SqlTypes.DOUBLE : SqlTypes.BIGINT;
+    switch (agg) {
+      case SUM:
+        if (t instanceof ArrowType.Int i) return i.getBitWidth() == 64 && !i.getIsSigned() ? SqlTypes.decimal(38, 0) : SqlTypes.BIGINT;
+        if (t instanceof ArrowType.Decimal d) return SqlTypes.decimal(SqlTypes.MAX_DECIMAL_PRECISION, d.getScale());
+        if (SqlTypes.isFloat(t)) return SqlTypes.DOUBLE;
+        break;
+      case AVG:
+        if (SqlTypes.isNumeric(t)) return SqlTypes.DOUBLE;
+        break;
+      default:
+        if (!(t instanceof ArrowType.Binary)) return t;
+    }
+    throw new QuiverException(ErrorCode.INVALID_QUERY,
+        "function " + agg.name().toLowerCase(Locale.ROOT) + " is not defined for " + SqlTypes.sqlName(t) + ": " + f);
+  }
+}
