@@ -77,7 +77,7 @@ public final class Casts {
   }
 
   /** An exact decimal of an integer or decimal value. */
-  static BigDecimal exact(Object v, ArrowType from) {
+  public static BigDecimal exact(Object v, ArrowType from) {
     if (v instanceof BigDecimal b) return b;
     long l = (Long) v;
     if (from instanceof ArrowType.Int i && !i.getIsSigned() && i.getBitWidth() == 64 && l < 0) {

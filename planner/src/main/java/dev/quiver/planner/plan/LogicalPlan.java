@@ -66,7 +66,7 @@ public sealed interface LogicalPlan {
   /** An output column: an expression and its name. */
   record NamedExpr(Expr expr, String name) {
     public Field field() {
-      return new Field(name, new FieldType(expr.nullable(), outputType(expr.type()), null), null);
+      return new Field(name, new FieldType(expr.nullable(), expr.type(), null), null);
     }
   }
 
@@ -116,22 +116,5 @@ public sealed interface LogicalPlan {
     public LogicalPlan withChildren(List<LogicalPlan> c) { return new Limit(c.get(0), limit, offset); }
     public <R> R accept(PlanVisitor<R> v) { return v.visitLimit(this); }
     public String describe() { return "Limit: " + limit + (offset > 0 ? " offset=" + offset : ""); }
-  }
-
-  /** The Arrow type a result column of this SQL type is sent as: a bare NULL goes out as a nullable INTEGER-less Null. */
-  static ArrowType outputType(ArrowType t) {
-    return SqlTypes.isNull(t) ? SqlTypes.NULL : t;
-  }
-
-  /** The plan as indented EXPLAIN lines. */
-  static List<String> render(LogicalPlan plan) {
-    List<String> out = new ArrayList<>();
-    render(plan, 0, out);
-    return out;
-  }
-
-  private static void render(LogicalPlan plan, int depth, List<String> out) {
-    out.add("  ".repeat(depth) + plan.describe());
-    for (LogicalPlan c : plan.children()) render(c, depth + 1, out);
   }
 }

@@ -1,0 +1,161 @@
+package dev.quiver.planner;
+
+import dev.quiver.planner.PreparedQuery.ExplainMode;
+import dev.quiver.planner.exec.Operator;
+import dev.quiver.planner.exec.PhysicalPlanner;
+import dev.quiver.planner.optimizer.Optimizer;
+import dev.quiver.planner.optimizer.OptimizerContext;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.sql.SqlParser;
+import dev.quiver.scan.table.Catalog;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/** The planner's entry point: SQL text to a {@link PreparedQuery}, and a prepared query to batches. */
+public final class QueryEngine {
+  public static final Schema EXPLAIN_SCHEMA =
+      new Schema(List.of(new Field("plan", new FieldType(false, ArrowType.Utf8.INSTANCE, null), null)));
+  private static final Pattern EXPLAIN = Pattern.compile(
+      "^\\s*EXPLAIN((?:\\s+(?:ANALYZE|VERBOSE))*)\\s+", Pattern.CASE_INSENSITIVE);
+
+  private final Catalog catalog;
+  private final Optimizer optimizer;
+
+  public QueryEngine(Catalog catalog) {
+    this.catalog = catalog;
+    this.optimizer = Optimizer.standard();
+  }
+
+  public Catalog catalog() {
+    return catalog;
+  }
+
+  /** Parses, analyzes and optimizes {@code sql}; {@code allocator} is used for constant folding only. */
+  public PreparedQuery prepare(String sql, BufferAllocator allocator) {
+    ExplainMode mode = ExplainMode.NONE;
+    String text = sql;
+    Matcher m = EXPLAIN.matcher(sql);
+    if (m.find()) {
+      String opts = m.group(1).toUpperCase();
+      boolean analyze = opts.contains("ANALYZE");
+      boolean verbose = opts.contains("VERBOSE");
+      mode = analyze ? (verbose ? ExplainMode.ANALYZE_VERBOSE : ExplainMode.ANALYZE)
+          : verbose ? ExplainMode.VERBOSE : ExplainMode.EXPLAIN;
+      // blank out the prefix so that line:column positions in errors still match the user's text
+      text = sql.substring(0, m.end()).replaceAll("[^\\n]", " ") + sql.substring(m.end());
+    }
+    LogicalPlan analyzed = new Analyzer(catalog, text).analyze(SqlParser.parse(text));
+    Optimizer.Result optimized = optimizer.optimize(analyzed, new OptimizerContext(allocator));
+    Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
+    return new PreparedQuery(sql, mode, analyzed, optimized, schema);
+  }
+
+  public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
+    Operator root = new PhysicalPlanner(catalog, allocator).plan(query.plan());
+    if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
+    try {
+      boolean analyze = query.explain() == ExplainMode.ANALYZE || query.explain() == ExplainMode.ANALYZE_VERBOSE;
+      if (analyze) {
+        VectorSchemaRoot batch;
+        while ((batch = root.next()) != null) batch.close();
+      }
+      return new LinesExecution(explainLines(query, root, analyze), allocator);
+    } finally {
+      root.close();
+    }
+  }
+
+  private static List<String> explainLines(PreparedQuery q, Operator root, boolean analyze) {
+    List<String> lines = new ArrayList<>();
+    boolean verbose = q.explain() == ExplainMode.VERBOSE || q.explain() == ExplainMode.ANALYZE_VERBOSE;
+    if (verbose) {
+      lines.add("== Analyzed Logical Plan ==");
+      lines.addAll(render(q.analyzed()));
+      for (Optimizer.Step s : q.steps()) {
+        lines.add("== After " + s.rule() + " ==");
+        lines.addAll(render(s.plan()));
+      }
+    }
+    lines.add("== Optimized Logical Plan ==");
+    lines.addAll(render(q.plan()));
+    lines.add("== Physical Plan ==");
+    renderPhysical(root, 0, analyze, lines);
+    return lines;
+  }
+
+  /** The plan as indented lines, one per node. */
+  public static List<String> render(LogicalPlan plan) {
+    List<String> out = new ArrayList<>();
+    render(plan, 0, out);
+    return out;
+  }
+
+  private static void render(LogicalPlan plan, int depth, List<String> out) {
+    out.add("  ".repeat(depth) + plan.describe());
+    for (LogicalPlan c : plan.children()) render(c, depth + 1, out);
+  }
+
+  private static void renderPhysical(Operator op, int depth, boolean analyze, List<String> out) {
+    StringBuilder line = new StringBuilder("  ".repeat(depth)).append(op.describe());
+    if (analyze) {
+      for (Map.Entry<String, Object> e : op.allMetrics().entrySet()) {
+        line.append(' ').append(e.getKey()).append('=').append(e.getValue());
+      }
+    }
+    out.add(line.toString());
+    for (Operator c : op.children()) renderPhysical(c, depth + 1, analyze, out);
+  }
+
+  private static final class OperatorExecution implements QueryExecution {
+    private final Operator root;
+    private final Schema schema;
+
+    OperatorExecution(Operator root, Schema schema) {
+      this.root = root;
+      this.schema = schema;
+    }
+
+    @Override public Schema schema() { return schema; }
+    @Override public VectorSchemaRoot next() { return root.next(); }
+    @Override public void close() { root.close(); }
+  }
+
+  private static final class LinesExecution implements QueryExecution {
+    private final List<String> lines;
+    private final BufferAllocator allocator;
+    private boolean done;
+
+    LinesExecution(List<String> lines, BufferAllocator allocator) {
+      this.lines = lines;
+      this.allocator = allocator;
+    }
+
+    @Override public Schema schema() { return EXPLAIN_SCHEMA; }
+
+    @Override
+    public VectorSchemaRoot next() {
+      if (done) return null;
+      done = true;
+      VectorSchemaRoot root = VectorSchemaRoot.create(EXPLAIN_SCHEMA, allocator);
+      VarCharVector v = (VarCharVector) root.getVector(0);
+      v.allocateNew();
+      for (int i = 0; i < lines.size(); i++) v.setSafe(i, lines.get(i).getBytes(StandardCharsets.UTF_8));
+      root.setRowCount(lines.size());
+      return root;
+    }
+
+    @Override public void close() {}
+  }
+}

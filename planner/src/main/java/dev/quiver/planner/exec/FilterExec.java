@@ -1,0 +1,82 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.ExprCompiler;
+import dev.quiver.planner.kernel.PhysicalExpr;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/** Keeps the rows for which the condition is TRUE (not FALSE, not NULL). */
+public final class FilterExec extends Operator {
+  private final Operator input;
+  private final Expr condition;
+  private final PhysicalExpr compiled;
+  private final BufferAllocator allocator;
+
+  FilterExec(Operator input, Expr condition, BufferAllocator allocator) {
+    this.input = input;
+    this.condition = condition;
+    this.compiled = ExprCompiler.compile(condition, input.schema());
+    this.allocator = allocator;
+  }
+
+  @Override public Schema schema() { return input.schema(); }
+  @Override public List<Operator> children() { return List.of(input); }
+  @Override public String describe() { return "FilterExec: " + condition; }
+
+  @Override
+  protected VectorSchemaRoot produce() {
+    while (true) {
+      VectorSchemaRoot batch = input.next();
+      if (batch == null) return null;
+      int n = batch.getRowCount();
+      int[] selected = new int[n];
+      int count = 0;
+      try (ColumnValues mask = compiled.eval(batch, allocator)) {
+        for (int i = 0; i < n; i++) {
+          if (!mask.isNull(i) && mask.getBool(i)) selected[count++] = i;
+        }
+      } catch (RuntimeException e) {
+        batch.close();
+        throw e;
+      }
+      if (count == n) return batch;
+      if (count == 0) {
+        batch.close();
+        continue;
+      }
+      try (batch) {
+        return take(batch, selected, count, allocator);
+      }
+    }
+  }
+
+  /** A new batch with rows {@code selected[0..count)} of {@code batch}. */
+  static VectorSchemaRoot take(VectorSchemaRoot batch, int[] selected, int count, BufferAllocator allocator) {
+    List<FieldVector> out = new ArrayList<>();
+    List<Field> fields = new ArrayList<>();
+    try {
+      for (FieldVector src : batch.getFieldVectors()) {
+        FieldVector dst = src.getField().createVector(allocator);
+        out.add(dst);
+        fields.add(src.getField());
+        dst.setInitialCapacity(count);
+        dst.allocateNew();
+        for (int i = 0; i < count; i++) dst.copyFromSafe(selected[i], i, src);
+        dst.setValueCount(count);
+      }
+    } catch (RuntimeException e) {
+      out.forEach(FieldVector::close);
+      throw e;
+    }
+    VectorSchemaRoot root = new VectorSchemaRoot(fields, out, count);
+    root.setRowCount(count);
+    return root;
+  }
+}

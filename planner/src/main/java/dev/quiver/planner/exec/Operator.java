@@ -1,0 +1,55 @@
+package dev.quiver.planner.exec;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A physical operator: pulls batches from its children and returns its own. Each returned batch belongs
+ * to the caller, who closes it. Operators count their output rows and the time spent in {@link #next()}
+ * (including children), for EXPLAIN ANALYZE.
+ */
+public abstract class Operator implements AutoCloseable {
+  private long outputRows;
+  private long elapsedNanos;
+
+  public abstract Schema schema();
+
+  public abstract List<Operator> children();
+
+  /** The operator's EXPLAIN line without metrics. */
+  public abstract String describe();
+
+  /** Produces the next batch or null at the end. */
+  protected abstract VectorSchemaRoot produce();
+
+  public final VectorSchemaRoot next() {
+    long start = System.nanoTime();
+    try {
+      VectorSchemaRoot batch = produce();
+      if (batch != null) outputRows += batch.getRowCount();
+      return batch;
+    } finally {
+      elapsedNanos += System.nanoTime() - start;
+    }
+  }
+
+  /** Operator-specific metrics shown before output_rows and elapsed_ms. */
+  public Map<String, Long> metrics() {
+    return new LinkedHashMap<>();
+  }
+
+  public final Map<String, Object> allMetrics() {
+    Map<String, Object> m = new LinkedHashMap<>(metrics());
+    m.put("output_rows", outputRows);
+    m.put("elapsed_ms", String.format(java.util.Locale.ROOT, "%.3f", elapsedNanos / 1e6));
+    return m;
+  }
+
+  @Override
+  public void close() {
+    for (Operator c : children()) c.close();
+  }
+}

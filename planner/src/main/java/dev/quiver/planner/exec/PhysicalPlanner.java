@@ -1,0 +1,54 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.PlanVisitor;
+import dev.quiver.scan.table.Catalog;
+import org.apache.arrow.memory.BufferAllocator;
+
+/** Turns an optimized logical plan into operators that allocate from the query's allocator. */
+public final class PhysicalPlanner implements PlanVisitor<Operator> {
+  /** Rows per scan batch; the server splits batches further to stay under its byte cap. */
+  public static final int BATCH_ROWS = 32_768;
+
+  private final Catalog catalog;
+  private final BufferAllocator allocator;
+
+  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator) {
+    this.catalog = catalog;
+    this.allocator = allocator;
+  }
+
+  public Operator plan(LogicalPlan plan) {
+    return plan.accept(this);
+  }
+
+  @Override
+  public Operator visitScan(LogicalPlan.TableScan p) {
+    return new ScanExec(catalog, p, allocator, BATCH_ROWS);
+  }
+
+  @Override
+  public Operator visitOneRow(LogicalPlan.OneRow p) {
+    return new OneRowExec(allocator);
+  }
+
+  @Override
+  public Operator visitFilter(LogicalPlan.Filter p) {
+    return new FilterExec(plan(p.input()), p.condition(), allocator);
+  }
+
+  @Override
+  public Operator visitProject(LogicalPlan.Project p) {
+    return new ProjectExec(plan(p.input()), p, allocator);
+  }
+
+  @Override
+  public Operator visitAggregate(LogicalPlan.Aggregate p) {
+    return new AggregateExec(plan(p.input()), p, allocator);
+  }
+
+  @Override
+  public Operator visitLimit(LogicalPlan.Limit p) {
+    return new LimitExec(plan(p.input()), p.limit(), p.offset(), allocator);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.scan.predicate.ScanPredicate;
+import dev.quiver.scan.prune.ScanMetrics;
+import dev.quiver.scan.read.ParquetScan;
+import dev.quiver.scan.table.Catalog;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/** Reads a table through {@link ParquetScan} with the pushed predicate. */
+public final class ScanExec extends Operator {
+  private final LogicalPlan.TableScan plan;
+  private final ScanMetrics metrics = new ScanMetrics();
+  private final ParquetScan scan;
+
+  ScanExec(Catalog catalog, LogicalPlan.TableScan plan, BufferAllocator allocator, int batchRows) {
+    this.plan = plan;
+    ScanPredicate p = plan.predicate() == null ? new ScanPredicate.Const(true) : plan.predicate();
+    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows);
+  }
+
+  @Override public Schema schema() { return plan.schema(); }
+  @Override public List<Operator> children() { return List.of(); }
+
+  @Override
+  public String describe() {
+    return "ParquetScanExec: table=" + plan.table().name() + " files=" + plan.table().files().size()
+        + " columns=[" + String.join(", ", plan.columns()) + "]"
+        + " predicate=" + (plan.predicate() == null ? "none" : plan.predicate())
+        + " residual=" + (plan.residual() == null ? "none" : plan.residual());
+  }
+
+  @Override
+  protected VectorSchemaRoot produce() {
+    return scan.next();
+  }
+
+  @Override
+  public Map<String, Long> metrics() {
+    Map<String, Long> m = new java.util.LinkedHashMap<>(metrics.asMap());
+    m.remove("files");
+    return m;
+  }
+
+  public ScanMetrics scanMetrics() {
+    return metrics;
+  }
+
+  @Override
+  public void close() {
+    scan.close();
+  }
+}

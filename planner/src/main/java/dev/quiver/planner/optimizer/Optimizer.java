@@ -1,0 +1,61 @@
+package dev.quiver.planner.optimizer;
+
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.scan.QuiverException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Runs the rules in order, pass after pass, until a pass changes nothing or {@link #MAX_PASSES} is hit.
+ * After every rule the plan's output schema (names and types) must be unchanged: a rule that changes
+ * it is a bug, reported as an internal error that fails the query.
+ */
+public final class Optimizer {
+  public static final int MAX_PASSES = 8;
+
+  /** A rule that changed the plan, and the plan after it (for EXPLAIN VERBOSE). */
+  public record Step(String rule, LogicalPlan plan) {}
+
+  public record Result(LogicalPlan plan, List<Step> steps) {}
+
+  private final List<Rule> rules;
+
+  public Optimizer(List<Rule> rules) {
+    this.rules = List.copyOf(rules);
+  }
+
+  public static Optimizer standard() {
+    return new Optimizer(List.of(new FoldConstants(), new PushFilterIntoScan(), new PruneColumns()));
+  }
+
+  public Result optimize(LogicalPlan plan, OptimizerContext context) {
+    List<Step> steps = new ArrayList<>();
+    for (int pass = 0; pass < MAX_PASSES; pass++) {
+      boolean changed = false;
+      for (Rule rule : rules) {
+        LogicalPlan next = rule.apply(plan, context);
+        if (next.equals(plan)) continue;
+        checkSchema(rule, plan.schema(), next.schema());
+        steps.add(new Step(rule.name(), next));
+        plan = next;
+        changed = true;
+      }
+      if (!changed) break;
+    }
+    return new Result(plan, steps);
+  }
+
+  static void checkSchema(Rule rule, Schema before, Schema after) {
+    List<Field> a = before.getFields();
+    List<Field> b = after.getFields();
+    boolean same = a.size() == b.size();
+    for (int i = 0; same && i < a.size(); i++) {
+      same = a.get(i).getName().equals(b.get(i).getName()) && a.get(i).getType().equals(b.get(i).getType());
+    }
+    if (!same) {
+      throw QuiverException.internal("rule " + rule.name() + " changed the output schema from " + before + " to " + after);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package dev.quiver.planner.optimizer;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.scan.predicate.ScanPredicate;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Gives a scan the conjuncts of the filter right above it that compare bare columns with literals, as a
+ * {@link ScanPredicate} to prune row groups with; the rest is recorded as the scan's residual.
+ * <p>Before: {@code Filter(a < 5 AND f(b)) -> TableScan(t)}; after: the same filter over
+ * {@code TableScan(t, predicate=a < 5, residual=f(b))}.
+ * <p>Legal because pruning only skips row groups where no row can match, and the filter above keeps
+ * evaluating every surviving row.
+ */
+public final class PushFilterIntoScan implements Rule {
+  @Override
+  public String name() {
+    return "PushFilterIntoScan";
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
+    List<LogicalPlan> children = new ArrayList<>();
+    for (LogicalPlan c : plan.children()) children.add(apply(c, context));
+    if (!children.equals(plan.children())) plan = plan.withChildren(children);
+    if (!(plan instanceof LogicalPlan.Filter f) || !(f.input() instanceof LogicalPlan.TableScan scan)) return plan;
+    List<ScanPredicate> pushed = new ArrayList<>();
+    List<Expr> residual = new ArrayList<>();
+    for (Expr conjunct : Exprs.conjuncts(f.condition())) {
+      ScanPredicate p = ScanPredicates.translate(conjunct);
+      if (p == null) residual.add(conjunct);
+      else pushed.add(p);
+    }
+    ScanPredicate predicate = pushed.isEmpty() ? null
+        : pushed.size() == 1 ? pushed.get(0) : new ScanPredicate.And(pushed);
+    Expr rest = residual.isEmpty() ? null : Exprs.and(residual);
+    LogicalPlan.TableScan next = new LogicalPlan.TableScan(scan.table(), scan.columns(), predicate, rest);
+    return next.equals(scan) ? plan : new LogicalPlan.Filter(next, f.condition());
+  }
+}

@@ -1,0 +1,70 @@
+package dev.quiver.sample;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * The bundled sample data set, generated once, deterministically, into a cache directory outside git:
+ * TPC-H {@code lineitem} at scale factor 0.1 sorted by {@code l_shipdate} in ~64k-row row groups, and
+ * the synthetic {@code events} table.
+ */
+public final class SampleData {
+  public static final String VERSION = "v1";
+  public static final double LINEITEM_SCALE_FACTOR = 0.1;
+  public static final int LINEITEM_ROW_GROUP_ROWS = 65_536;
+  public static final long EVENTS_ROWS = 100_000;
+  public static final long EVENTS_SEED = 20_240_101L;
+  public static final int EVENTS_ROW_GROUP_ROWS = 8_192;
+  private static final String COMPLETE = "_COMPLETE";
+
+  private SampleData() {}
+
+  /** The cache root: {@code $QUIVER_CACHE_DIR}, else {@code $XDG_CACHE_HOME/quiver}, else {@code ~/.cache/quiver}. */
+  public static Path cacheRoot() {
+    String explicit = System.getenv("QUIVER_CACHE_DIR");
+    if (explicit != null && !explicit.isBlank()) return Path.of(explicit);
+    String xdg = System.getenv("XDG_CACHE_HOME");
+    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+    return base.resolve("quiver");
+  }
+
+  /** The sample directory under {@link #cacheRoot()}, generating it first if needed. */
+  public static Path ensure() {
+    return ensure(cacheRoot().resolve("sample-" + VERSION));
+  }
+
+  /** {@code dir} holding the sample tables, generated there first if it is not complete. */
+  public static synchronized Path ensure(Path dir) {
+    if (Files.exists(dir.resolve(COMPLETE))) return dir;
+    try {
+      Files.createDirectories(dir.getParent());
+      Path tmp = Files.createTempDirectory(dir.getParent(), dir.getFileName() + ".tmp");
+      Lineitem.write(tmp.resolve("lineitem.parquet"), LINEITEM_SCALE_FACTOR, Lineitem.Order.SHIPDATE,
+          LINEITEM_ROW_GROUP_ROWS, b -> b);
+      Events.write(tmp.resolve("events.parquet"), EVENTS_ROWS, EVENTS_SEED, EVENTS_ROW_GROUP_ROWS);
+      Files.writeString(tmp.resolve(COMPLETE), VERSION + "\n");
+      deleteRecursively(dir);
+      try {
+        Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, dir);
+      }
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot generate sample data into " + dir, e);
+    }
+  }
+
+  static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) return;
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
+    }
+  }
+}

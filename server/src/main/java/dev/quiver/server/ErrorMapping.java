@@ -1,0 +1,57 @@
+package dev.quiver.server;
+
+import dev.quiver.scan.QuiverException;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The one place where Quiver's errors become Flight status codes. */
+public final class ErrorMapping {
+  private static final Logger LOG = LoggerFactory.getLogger(ErrorMapping.class);
+
+  private ErrorMapping() {}
+
+  public static FlightRuntimeException toFlight(Throwable t) {
+    if (t instanceof FlightRuntimeException f) return f;
+    QuiverException q = find(t);
+    if (q != null) {
+      CallStatus status = switch (q.code()) {
+        case SYNTAX_ERROR, INVALID_QUERY, DATA_ERROR -> CallStatus.INVALID_ARGUMENT;
+        case NOT_FOUND -> CallStatus.NOT_FOUND;
+        case UNSUPPORTED -> CallStatus.UNIMPLEMENTED;
+        // no DATA_LOSS in Flight; INTERNAL is kept for Quiver's own bugs
+        case CORRUPT_FILE -> CallStatus.UNKNOWN;
+        case RESOURCE_EXHAUSTED -> CallStatus.RESOURCE_EXHAUSTED;
+        case CANCELLED -> CallStatus.CANCELLED;
+        case INTERNAL -> CallStatus.INTERNAL;
+      };
+      if (q.code() == dev.quiver.scan.ErrorCode.INTERNAL || q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE) {
+        LOG.warn("query failed: {}", q.getMessage(), q);
+      }
+      return status.withDescription(q.getMessage()).withCause(q).toRuntimeException();
+    }
+    OutOfMemoryException oom = findOom(t);
+    if (oom != null) {
+      return CallStatus.RESOURCE_EXHAUSTED
+          .withDescription("query exceeded its memory limit: " + oom.getMessage()).withCause(oom).toRuntimeException();
+    }
+    LOG.error("internal error", t);
+    return CallStatus.INTERNAL.withDescription("internal error: " + t).withCause(t).toRuntimeException();
+  }
+
+  private static QuiverException find(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof QuiverException q) return q;
+    }
+    return null;
+  }
+
+  private static OutOfMemoryException findOom(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof OutOfMemoryException o) return o;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,417 @@
+package dev.quiver.server;
+
+import static com.google.protobuf.Any.pack;
+
+import com.google.protobuf.ByteString;
+import dev.quiver.planner.PreparedQuery;
+import dev.quiver.planner.QueryEngine;
+import dev.quiver.planner.QueryExecution;
+import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import dev.quiver.scan.table.ParquetTable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.FlightSqlColumnMetadata;
+import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
+import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetExportedKeys;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetImportedKeys;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetPrimaryKeys;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetSqlInfo;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTableTypes;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Quiver's Flight SQL producer: statements and prepared statements (planned at prepare time, with
+ * self-describing handles), and the metadata commands JDBC, ADBC and sqlline call. Every endpoint has
+ * one ticket and no location. Each query runs in its own child allocator with a memory limit.
+ */
+public final class QuiverProducer extends NoOpFlightSqlProducer {
+  /** Results are sent in batches of at most this many bytes of vector buffers. */
+  static final long MAX_BATCH_BYTES = 4L << 20;
+  private static final byte[] HANDLE_PREFIX = "quiver-sql-v1:".getBytes(StandardCharsets.UTF_8);
+
+  private final QueryEngine engine;
+  private final BufferAllocator root;
+  private final long queryMemoryLimit;
+  private final SqlInfoBuilder sqlInfo = SqlInfos.build();
+  private final AtomicLong queryIds = new AtomicLong();
+
+  public QuiverProducer(QueryEngine engine, BufferAllocator root, long queryMemoryLimit) {
+    this.engine = engine;
+    this.root = root;
+    this.queryMemoryLimit = queryMemoryLimit;
+  }
+
+  // ---- statements -----------------------------------------------------------------------------
+
+  @Override
+  public void createPreparedStatement(ActionCreatePreparedStatementRequest request, CallContext context,
+      StreamListener<Result> listener) {
+    try {
+      Schema schema = plan(request.getQuery());
+      ActionCreatePreparedStatementResult result = ActionCreatePreparedStatementResult.newBuilder()
+          .setPreparedStatementHandle(ByteString.copyFrom(encode(request.getQuery())))
+          .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
+          .build();
+      listener.onNext(new Result(pack(result).toByteArray()));
+      listener.onCompleted();
+    } catch (Throwable t) {
+      listener.onError(ErrorMapping.toFlight(t));
+    }
+  }
+
+  @Override
+  public void closePreparedStatement(ActionClosePreparedStatementRequest request, CallContext context,
+      StreamListener<Result> listener) {
+    listener.onCompleted(); // handles are self-describing: nothing to free, closing twice is fine
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      Schema schema = plan(decode(command.getPreparedStatementHandle()));
+      return info(schema, descriptor, pack(command).toByteArray());
+    } catch (Throwable t) {
+      throw ErrorMapping.toFlight(t);
+    }
+  }
+
+  @Override
+  public SchemaResult getSchemaPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      return new SchemaResult(plan(decode(command.getPreparedStatementHandle())));
+    } catch (Throwable t) {
+      throw ErrorMapping.toFlight(t);
+    }
+  }
+
+  @Override
+  public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
+      ServerStreamListener listener) {
+    run(command.getPreparedStatementHandle(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      Schema schema = plan(command.getQuery());
+      TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
+          .setStatementHandle(ByteString.copyFrom(encode(command.getQuery()))).build();
+      return info(schema, descriptor, pack(ticket).toByteArray());
+    } catch (Throwable t) {
+      throw ErrorMapping.toFlight(t);
+    }
+  }
+
+  @Override
+  public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      return new SchemaResult(plan(command.getQuery()));
+    } catch (Throwable t) {
+      throw ErrorMapping.toFlight(t);
+    }
+  }
+
+  @Override
+  public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    run(ticket.getStatementHandle(), listener);
+  }
+
+  private static FlightInfo info(Schema schema, FlightDescriptor descriptor, byte[] ticket) {
+    return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(ticket))), -1, -1);
+  }
+
+  private static byte[] encode(String sql) {
+    byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[HANDLE_PREFIX.length + text.length];
+    System.arraycopy(HANDLE_PREFIX, 0, out, 0, HANDLE_PREFIX.length);
+    System.arraycopy(text, 0, out, HANDLE_PREFIX.length, text.length);
+    return out;
+  }
+
+  private static String decode(ByteString handle) {
+    byte[] b = handle.toByteArray();
+    if (b.length < HANDLE_PREFIX.length
+        || !java.util.Arrays.equals(b, 0, HANDLE_PREFIX.length, HANDLE_PREFIX, 0, HANDLE_PREFIX.length)) {
+      throw CallStatus.NOT_FOUND.withDescription("unknown statement handle (" + b.length + " bytes)").toRuntimeException();
+    }
+    return new String(b, HANDLE_PREFIX.length, b.length - HANDLE_PREFIX.length, StandardCharsets.UTF_8);
+  }
+
+  private BufferAllocator newQueryAllocator() {
+    return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
+  }
+
+  /** Plans {@code sql} and returns the schema its results will have. */
+  private Schema plan(String sql) {
+    try (BufferAllocator allocator = newQueryAllocator()) {
+      return engine.prepare(sql, allocator).schema();
+    }
+  }
+
+  private void run(ByteString handle, ServerStreamListener listener) {
+    BufferAllocator allocator = null;
+    try {
+      String sql = decode(handle);
+      allocator = newQueryAllocator();
+      PreparedQuery query = engine.prepare(sql, allocator);
+      try (QueryExecution execution = engine.execute(query, allocator);
+          VectorSchemaRoot out = VectorSchemaRoot.create(query.schema(), allocator)) {
+        listener.start(out);
+        VectorSchemaRoot batch;
+        while ((batch = execution.next()) != null) {
+          try (VectorSchemaRoot b = batch) {
+            send(b, out, listener);
+          }
+        }
+      }
+      listener.completed();
+    } catch (Throwable t) {
+      listener.error(ErrorMapping.toFlight(t));
+    } finally {
+      if (allocator != null) allocator.close();
+    }
+  }
+
+  /** Sends {@code batch} through {@code out}, split so that no message exceeds {@link #MAX_BATCH_BYTES}. */
+  private static void send(VectorSchemaRoot batch, VectorSchemaRoot out, ServerStreamListener listener) {
+    int rows = batch.getRowCount();
+    if (rows == 0) return;
+    long bytes = 0;
+    for (FieldVector v : batch.getFieldVectors()) bytes += v.getBufferSize();
+    int chunks = (int) Math.max(1, (bytes + MAX_BATCH_BYTES - 1) / MAX_BATCH_BYTES);
+    int perChunk = (rows + chunks - 1) / chunks;
+    for (int start = 0; start < rows; start += perChunk) {
+      if (listener.isCancelled()) throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+      int len = Math.min(perChunk, rows - start);
+      for (int i = 0; i < batch.getFieldVectors().size(); i++) {
+        batch.getVector(i).makeTransferPair(out.getVector(i)).splitAndTransfer(start, len);
+      }
+      out.setRowCount(len);
+      listener.putNext();
+      out.clear();
+    }
+  }
+
+  // ---- metadata -------------------------------------------------------------------------------
+
+  @Override
+  public FlightInfo getFlightInfoSqlInfo(CommandGetSqlInfo request, CallContext context, FlightDescriptor descriptor) {
+    return info(Schemas.GET_SQL_INFO_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamSqlInfo(CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
+    sqlInfo.send(command.getInfoList(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoCatalogs(CommandGetCatalogs request, CallContext context, FlightDescriptor descriptor) {
+    return info(Schemas.GET_CATALOGS_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
+    stream(Schemas.GET_CATALOGS_SCHEMA, listener, r -> {
+      setString(r, "catalog_name", 0, Analyzer.CATALOG);
+      r.setRowCount(1);
+    });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoSchemas(CommandGetDbSchemas request, CallContext context, FlightDescriptor descriptor) {
+    return info(Schemas.GET_SCHEMAS_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
+    boolean match = catalogMatches(command.hasCatalog() ? command.getCatalog() : null)
+        && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Analyzer.SCHEMA);
+    stream(Schemas.GET_SCHEMAS_SCHEMA, listener, r -> {
+      if (match) {
+        setString(r, "catalog_name", 0, Analyzer.CATALOG);
+        setString(r, "db_schema_name", 0, Analyzer.SCHEMA);
+      }
+      r.setRowCount(match ? 1 : 0);
+    });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTables(CommandGetTables request, CallContext context, FlightDescriptor descriptor) {
+    Schema schema = request.getIncludeSchema() ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA;
+    return info(schema, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
+    List<ParquetTable> tables = new ArrayList<>();
+    boolean typeOk = command.getTableTypesCount() == 0
+        || command.getTableTypesList().stream().anyMatch(t -> t.equalsIgnoreCase("TABLE"));
+    if (typeOk && catalogMatches(command.hasCatalog() ? command.getCatalog() : null)
+        && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Analyzer.SCHEMA)) {
+      for (ParquetTable t : engine.catalog().tables()) {
+        if (like(command.hasTableNameFilterPattern() ? command.getTableNameFilterPattern() : null, t.name())) tables.add(t);
+      }
+    }
+    Schema schema = command.getIncludeSchema() ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA;
+    stream(schema, listener, r -> {
+      for (int i = 0; i < tables.size(); i++) {
+        ParquetTable t = tables.get(i);
+        setString(r, "catalog_name", i, Analyzer.CATALOG);
+        setString(r, "db_schema_name", i, Analyzer.SCHEMA);
+        setString(r, "table_name", i, t.name());
+        setString(r, "table_type", i, "TABLE");
+        if (command.getIncludeSchema()) {
+          ((VarBinaryVector) r.getVector("table_schema")).setSafe(i, columnSchema(t).serializeAsMessage());
+        }
+      }
+      r.setRowCount(tables.size());
+    });
+  }
+
+  /** A table's schema with the Flight SQL column metadata JDBC's getColumns reads. */
+  static Schema columnSchema(ParquetTable t) {
+    List<Field> fields = new ArrayList<>();
+    for (Field f : t.schema().getFields()) {
+      ArrowType type = f.getType();
+      FlightSqlColumnMetadata.Builder m = new FlightSqlColumnMetadata.Builder()
+          .catalogName(Analyzer.CATALOG).schemaName(Analyzer.SCHEMA).tableName(t.name())
+          .typeName(SqlTypes.sqlName(type)).isReadOnly(true).isAutoIncrement(false).isCaseSensitive(false)
+          .isSearchable(true);
+      if (type instanceof ArrowType.Decimal d) m.precision(d.getPrecision()).scale(d.getScale());
+      fields.add(new Field(f.getName(), new FieldType(f.isNullable(), type, null, m.build().getMetadataMap()), null));
+    }
+    return new Schema(fields);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTableTypes(CommandGetTableTypes request, CallContext context,
+      FlightDescriptor descriptor) {
+    return info(Schemas.GET_TABLE_TYPES_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
+    stream(Schemas.GET_TABLE_TYPES_SCHEMA, listener, r -> {
+      setString(r, "table_type", 0, "TABLE");
+      r.setRowCount(1);
+    });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPrimaryKeys(CommandGetPrimaryKeys request, CallContext context,
+      FlightDescriptor descriptor) {
+    return info(Schemas.GET_PRIMARY_KEYS_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
+    stream(Schemas.GET_PRIMARY_KEYS_SCHEMA, listener, r -> r.setRowCount(0));
+  }
+
+  @Override
+  public FlightInfo getFlightInfoExportedKeys(CommandGetExportedKeys request, CallContext context,
+      FlightDescriptor descriptor) {
+    return info(Schemas.GET_EXPORTED_KEYS_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamExportedKeys(CommandGetExportedKeys command, CallContext context, ServerStreamListener listener) {
+    stream(Schemas.GET_EXPORTED_KEYS_SCHEMA, listener, r -> r.setRowCount(0));
+  }
+
+  @Override
+  public FlightInfo getFlightInfoImportedKeys(CommandGetImportedKeys request, CallContext context,
+      FlightDescriptor descriptor) {
+    return info(Schemas.GET_IMPORTED_KEYS_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamImportedKeys(CommandGetImportedKeys command, CallContext context, ServerStreamListener listener) {
+    stream(Schemas.GET_IMPORTED_KEYS_SCHEMA, listener, r -> r.setRowCount(0));
+  }
+
+  @Override
+  public FlightInfo getFlightInfoCrossReference(CommandGetCrossReference request, CallContext context,
+      FlightDescriptor descriptor) {
+    return info(Schemas.GET_CROSS_REFERENCE_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  @Override
+  public void getStreamCrossReference(CommandGetCrossReference command, CallContext context,
+      ServerStreamListener listener) {
+    stream(Schemas.GET_CROSS_REFERENCE_SCHEMA, listener, r -> r.setRowCount(0));
+  }
+
+  private void stream(Schema schema, ServerStreamListener listener, Consumer<VectorSchemaRoot> fill) {
+    try (BufferAllocator allocator = newQueryAllocator(); VectorSchemaRoot r = VectorSchemaRoot.create(schema, allocator)) {
+      r.allocateNew();
+      fill.accept(r);
+      listener.start(r);
+      listener.putNext();
+      listener.completed();
+    } catch (Throwable t) {
+      listener.error(ErrorMapping.toFlight(t));
+    }
+  }
+
+  private static void setString(VectorSchemaRoot r, String column, int i, String value) {
+    ((VarCharVector) r.getVector(column)).setSafe(i, value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static boolean catalogMatches(String catalog) {
+    return catalog == null || catalog.isEmpty() || catalog.equalsIgnoreCase(Analyzer.CATALOG);
+  }
+
+  /** SQL LIKE ({@code %}, {@code _}, backslash escapes) of a metadata name filter; null matches all. */
+  static boolean like(String pattern, String value) {
+    if (pattern == null) return true;
+    StringBuilder re = new StringBuilder();
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) re.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
+      else if (c == '%') re.append(".*");
+      else if (c == '_') re.append('.');
+      else re.append(Pattern.quote(String.valueOf(c)));
+    }
+    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.DOTALL).matcher(value).matches();
+  }
+
+}

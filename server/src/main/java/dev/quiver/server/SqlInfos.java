@@ -1,0 +1,103 @@
+package dev.quiver.server;
+
+import java.util.Map;
+import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql.SqlNullOrdering;
+import org.apache.arrow.flight.sql.impl.FlightSql.SqlSupportedCaseSensitivity;
+import org.apache.arrow.flight.sql.impl.FlightSql.SqlSupportedTransaction;
+import org.apache.arrow.flight.sql.impl.FlightSql.SupportedSqlGrammar;
+
+/** Every SqlInfo key a Flight SQL client reads, each with the value of the right union member. */
+final class SqlInfos {
+  static final String VERSION = "0.1.0";
+
+  private SqlInfos() {}
+
+  static SqlInfoBuilder build() {
+    return new SqlInfoBuilder()
+        .withFlightSqlServerName("Quiver")
+        .withFlightSqlServerVersion(VERSION)
+        .withFlightSqlServerArrowVersion("18.3.0")
+        .withFlightSqlServerReadOnly(true)
+        .withFlightSqlServerSql(true)
+        .withFlightSqlServerSubstrait(false)
+        .withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
+        .withFlightSqlServerCancel(false)
+        .withFlightSqlServerBulkIngestion(false)
+        .withFlightSqlServerStatementTimeout(0)
+        .withFlightSqlServerTransactionTimeout(0)
+        .withSqlIdentifierQuoteChar("\"")
+        .withSqlSearchStringEscape("\\")
+        .withSqlExtraNameCharacters("")
+        .withSqlSchemaTerm("schema")
+        .withSqlProcedureTerm("procedure")
+        .withSqlCatalogTerm("catalog")
+        .withSqlDdlCatalog(false)
+        .withSqlDdlSchema(false)
+        .withSqlDdlTable(false)
+        .withSqlIdentifierCase(SqlSupportedCaseSensitivity.SQL_CASE_SENSITIVITY_CASE_INSENSITIVE)
+        .withSqlQuotedIdentifierCase(SqlSupportedCaseSensitivity.SQL_CASE_SENSITIVITY_CASE_INSENSITIVE)
+        .withSqlAllTablesAreSelectable(true)
+        .withSqlNullOrdering(SqlNullOrdering.SQL_NULLS_SORTED_HIGH)
+        .withSqlSupportsColumnAliasing(true)
+        .withSqlNullPlusNullIsNull(true)
+        .withSqlSupportsTableCorrelationNames(true)
+        .withSqlSupportsDifferentTableCorrelationNames(false)
+        .withSqlSupportsExpressionsInOrderBy(false)
+        .withSqlSupportsOrderByUnrelated(false)
+        .withSqlSupportsLikeEscapeClause(false)
+        .withSqlSupportsNonNullableColumns(true)
+        .withSqlSupportsIntegrityEnhancementFacility(false)
+        .withSqlCatalogAtStart(true)
+        .withSqlSelectForUpdateSupported(false)
+        .withSqlStoredProceduresSupported(false)
+        .withSqlCorrelatedSubqueriesSupported(false)
+        .withSqlMaxRowSizeIncludesBlobs(false)
+        .withSqlTransactionsSupported(false)
+        .withSqlDataDefinitionCausesTransactionCommit(false)
+        .withSqlDataDefinitionsInTransactionsIgnored(true)
+        .withSqlBatchUpdatesSupported(false)
+        .withSqlSavepointsSupported(false)
+        .withSqlNamedParametersSupported(false)
+        .withSqlLocatorsUpdateCopy(false)
+        .withSqlStoredFunctionsUsingCallSyntaxSupported(false)
+        .withSqlSupportedGroupBy()
+        .withSqlSupportedGrammar(SupportedSqlGrammar.SQL_MINIMUM_GRAMMAR)
+        .withSqlAnsi92SupportedLevel()
+        .withSqlOuterJoinSupportLevel()
+        .withSqlSchemasSupportedActions()
+        .withSqlCatalogsSupportedActions()
+        .withSqlSupportedPositionedCommands()
+        .withSqlSupportedResultSetTypes()
+        .withSqlSubQueriesSupported()
+        .withSqlSupportedUnions()
+        .withSqlSupportedTransactionsIsolationLevels()
+        .withSqlMaxBinaryLiteralLength(0)
+        .withSqlMaxCharLiteralLength(0)
+        .withSqlMaxColumnNameLength(0)
+        .withSqlMaxColumnsInGroupBy(0)
+        .withSqlMaxColumnsInIndex(0)
+        .withSqlMaxColumnsInOrderBy(0)
+        .withSqlMaxColumnsInSelect(0)
+        .withSqlMaxColumnsInTable(0)
+        .withSqlMaxConnections(0)
+        .withSqlMaxCursorNameLength(0)
+        .withSqlMaxIndexLength(0)
+        .withSqlDbSchemaNameLength(0)
+        .withSqlMaxProcedureNameLength(0)
+        .withSqlMaxCatalogNameLength(0)
+        .withSqlMaxRowSize(0)
+        .withSqlMaxStatementLength(0)
+        .withSqlMaxStatements(0)
+        .withSqlMaxTableNameLength(0)
+        .withSqlMaxTablesInSelect(1)
+        .withSqlMaxUsernameLength(0)
+        .withSqlDefaultTransactionIsolation(0)
+        .withSqlKeywords(new String[] {"EXPLAIN", "ANALYZE", "VERBOSE", "TRY_CAST"})
+        .withSqlNumericFunctions(new String[] {})
+        .withSqlStringFunctions(new String[] {})
+        .withSqlSystemFunctions(new String[] {})
+        .withSqlDatetimeFunctions(new String[] {})
+        .withSqlSupportsConvert(Map.of());
+  }
+}
