@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -145,8 +146,8 @@ public final class ParquetScan implements AutoCloseable {
     blockIndex = 0;
     try {
       ParquetReadOptions options = HadoopReadOptions.builder(FileSystems.conf()).build();
-      reader = new ParquetFileReader(HadoopInputFile.fromPath(f.path(), FileSystems.conf()), footer, options,
-          null) {};
+      HadoopInputFile in = HadoopInputFile.fromPath(f.path(), FileSystems.conf());
+      reader = new ParquetFileReader(in, footer, options, in.newStream());
       reader.setRequestedSchema(requested);
     } catch (IOException | RuntimeException e) {
       throw corrupt("cannot open", e);
@@ -201,7 +202,6 @@ public final class ParquetScan implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
-      if (e instanceof QuiverException q) throw q;
       throw corrupt("cannot decode", e);
     }
     rowsLeftInGroup -= n;
@@ -234,6 +234,11 @@ public final class ParquetScan implements AutoCloseable {
   }
 
   private QuiverException corrupt(String what, Exception e) {
+    if (e instanceof QuiverException q) return q;
+    if (e instanceof OutOfMemoryException) {
+      return new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "query exceeded its memory limit while reading "
+          + table.name() + ": " + e.getMessage(), e);
+    }
     return new QuiverException(ErrorCode.CORRUPT_FILE,
         what + " Parquet file " + (file == null ? "?" : file.path()) + ": " + e, e);
   }

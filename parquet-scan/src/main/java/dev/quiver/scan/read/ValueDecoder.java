@@ -63,14 +63,14 @@ interface ValueDecoder {
       case FIXED_LEN_BYTE_ARRAY:
         if (target instanceof VarCharVector) {
           return (r, v, i) -> {
-            Binary b = r.getBinary();
-            ((VarCharVector) v).setSafe(i, b.toByteBuffer(), 0, b.length());
+            ByteBuffer b = r.getBinary().toByteBuffer();
+            ((VarCharVector) v).setSafe(i, b, b.position(), b.remaining());
           };
         }
         if (target instanceof VarBinaryVector) {
           return (r, v, i) -> {
-            Binary b = r.getBinary();
-            ((VarBinaryVector) v).setSafe(i, b.toByteBuffer(), 0, b.length());
+            ByteBuffer b = r.getBinary().toByteBuffer();
+            ((VarBinaryVector) v).setSafe(i, b, b.position(), b.remaining());
           };
         }
         if (target instanceof DecimalVector) {

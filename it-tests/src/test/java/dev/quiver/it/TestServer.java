@@ -1,0 +1,89 @@
+package dev.quiver.it;
+
+import dev.quiver.server.QuiverServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+
+/** A real Quiver server on a free loopback port, and real clients for it. Closing it fails on leaks. */
+final class TestServer implements AutoCloseable {
+  private final QuiverServer server;
+
+  private TestServer(QuiverServer server) {
+    this.server = server;
+  }
+
+  static TestServer start(Path data) throws Exception {
+    return start(data, QuiverServer.DEFAULT_QUERY_MEMORY);
+  }
+
+  static TestServer start(Path data, long queryMemory) throws Exception {
+    return new TestServer(QuiverServer.start(data.toString(), "127.0.0.1", 0, queryMemory));
+  }
+
+  int port() {
+    return server.port();
+  }
+
+  Connection jdbc() throws SQLException {
+    return DriverManager.getConnection(server.jdbcUrl());
+  }
+
+  FlightSqlClient flightSql(BufferAllocator allocator) {
+    return new FlightSqlClient(FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", port())).build());
+  }
+
+  /** All rows of a query as lists of {@code getObject} values. */
+  static List<List<Object>> rows(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      List<List<Object>> out = new ArrayList<>();
+      while (rs.next()) {
+        List<Object> row = new ArrayList<>();
+        for (int i = 1; i <= n; i++) row.add(rs.getObject(i));
+        out.add(row);
+      }
+      return out;
+    }
+  }
+
+  static long scalarLong(Connection c, String sql) throws SQLException {
+    List<List<Object>> rows = rows(c, sql);
+    return ((Number) rows.get(0).get(0)).longValue();
+  }
+
+  /** The plan lines of {@code EXPLAIN ...}. */
+  static List<String> explain(Connection c, String sql) throws SQLException {
+    List<String> lines = new ArrayList<>();
+    for (List<Object> r : rows(c, sql)) lines.add(r.get(0).toString());
+    return lines;
+  }
+
+  /** The {@code key=value} metrics of the ParquetScanExec line of an EXPLAIN ANALYZE. */
+  static Map<String, Long> scanMetrics(Connection c, String query) throws SQLException {
+    String line = explain(c, "EXPLAIN ANALYZE " + query).stream().filter(l -> l.contains("ParquetScanExec")).findFirst()
+        .orElseThrow(() -> new AssertionError("no ParquetScanExec line for " + query));
+    Map<String, Long> m = new LinkedHashMap<>();
+    Matcher matcher = Pattern.compile("(\\w+)=(\\d+)(?=\\s|$)").matcher(line);
+    while (matcher.find()) m.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+    return m;
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.close();
+  }
+}
