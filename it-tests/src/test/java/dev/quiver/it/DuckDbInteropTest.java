@@ -122,6 +122,14 @@ class DuckDbInteropTest {
   /** A value as comparable text: numbers by value, dates and timestamps by their ISO text. */
   static String normalize(Object o) {
     if (o == null) return "NULL";
+    if (o instanceof java.sql.Blob b) {
+      try {
+        return java.util.HexFormat.of().formatHex(b.getBytes(1, (int) b.length()));
+      } catch (java.sql.SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    if (o instanceof byte[] b) return java.util.HexFormat.of().formatHex(b);
     if (o instanceof Double d) return d.isNaN() ? "NaN" : new BigDecimal(d).round(new java.math.MathContext(12)).stripTrailingZeros().toPlainString();
     if (o instanceof Float f) return normalize((double) f);
     if (o instanceof BigDecimal b) return b.stripTrailingZeros().toPlainString();

@@ -60,7 +60,7 @@ class ErrorsTest {
   @CsvSource(delimiter = '|', value = {
       "SELEC 1|INVALID_ARGUMENT|syntax error at 1:1",
       "SELECT event_id FROM events WHERE|INVALID_ARGUMENT|syntax error at 1:",
-      "SELECT event_id\nFROM events\nWHERE kind = = 'x'|INVALID_ARGUMENT|syntax error at 3:",
+      "SELECT event_id\\nFROM events\\nWHERE kind = = 'x'|INVALID_ARGUMENT|syntax error at 3:",
       "SELECT * FROM nope|NOT_FOUND|table nope does not exist at 1:15",
       "SELECT nope FROM events|NOT_FOUND|column nope does not exist in table events at 1:8",
       "SELECT x.event_id FROM events|NOT_FOUND|table or alias x is not in the FROM clause",

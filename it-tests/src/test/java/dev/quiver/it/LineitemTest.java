@@ -70,31 +70,60 @@ class LineitemTest {
     assertThat(got).isEqualTo(count(li -> li.getShipDate() < day(cutoff)));
   }
 
-  @Test
-  void selectivePredicateOnSortedColumnPrunesRowGroups() throws Exception {
-    int cutoff = day("1992-03-01");
-    Map<String, Long> m = TestServer.scanMetrics(jdbc,
-        "SELECT count(*) FROM lineitem WHERE l_shipdate < DATE '1992-03-01'");
-    // expected from the row order the file was written in: a group can be skipped iff its first
-    // (smallest) shipdate is already >= the cutoff
-    long groups = (rows.size() + ROW_GROUP - 1) / ROW_GROUP;
-    long prunable = 0;
-    for (int g = 0; g < groups; g++) {
-      if (rows.get(g * ROW_GROUP).getShipDate() >= cutoff) prunable++;
+  /** Row groups (as the file was written: ROW_GROUP rows each, in {@code rows} order) and their sizes. */
+  private List<List<LineItem>> groups() {
+    List<List<LineItem>> out = new ArrayList<>();
+    for (int from = 0; from < rows.size(); from += ROW_GROUP) out.add(rows.subList(from, Math.min(rows.size(), from + ROW_GROUP)));
+    return out;
+  }
+
+  /**
+   * Expected pruning, computed from the rows of each group: statistics skip a group iff no value in
+   * [min, max] of {@code key} can match; the dictionary level (every column but l_comment is fully
+   * dictionary-encoded) then skips every remaining group that has no matching row.
+   */
+  private void assertPruning(String query, java.util.function.ToLongFunction<LineItem> key,
+      java.util.function.LongPredicate matches) throws Exception {
+    long byStats = 0;
+    long byDictionary = 0;
+    long scanned = 0;
+    for (List<LineItem> g : groups()) {
+      long min = g.stream().mapToLong(key).min().orElseThrow();
+      long max = g.stream().mapToLong(key).max().orElseThrow();
+      boolean might = false;
+      for (long v = min; v <= max && !might; v++) might = matches.test(v);
+      boolean any = g.stream().anyMatch(li -> matches.test(key.applyAsLong(li)));
+      if (!might) byStats++;
+      else if (!any) byDictionary++;
+      else scanned += g.size();
     }
-    assertThat(m.get("row_groups_total")).isEqualTo(groups);
-    assertThat(m.get("row_groups_pruned")).isEqualTo(prunable);
-    assertThat(m.get("row_groups_pruned_statistics")).isEqualTo(prunable);
-    assertThat(prunable).isGreaterThan(groups / 2);
-    assertThat(m.get("rows_scanned")).isEqualTo(rows.size() - prunable * ROW_GROUP);
+    Map<String, Long> m = TestServer.scanMetrics(jdbc, query);
+    assertThat(m.get("row_groups_total")).isEqualTo(groups().size());
+    assertThat(m.get("row_groups_pruned_statistics")).isEqualTo(byStats);
+    assertThat(m.get("row_groups_pruned_dictionary")).isEqualTo(byDictionary);
+    assertThat(m.get("row_groups_pruned")).isEqualTo(byStats + byDictionary);
+    assertThat(m.get("rows_scanned")).isEqualTo(scanned);
   }
 
   @Test
-  void predicateOnUnsortedColumnPrunesNothingButStillFilters() throws Exception {
+  void selectivePredicateOnSortedColumnPrunesRowGroups() throws Exception {
+    int cutoff = day("1992-03-01");
+    String q = "SELECT count(*) FROM lineitem WHERE l_shipdate < DATE '1992-03-01'";
+    assertPruning(q, LineItem::getShipDate, d -> d < cutoff);
+    Map<String, Long> m = TestServer.scanMetrics(jdbc, q);
+    assertThat(m.get("row_groups_pruned")).isGreaterThan(m.get("row_groups_total") / 2);
+  }
+
+  @Test
+  void rangeOnSortedColumnAndPointOnUnsortedColumn() throws Exception {
+    int lo = day("1995-01-01");
+    int hi = day("1995-01-31");
+    assertPruning("SELECT count(*) FROM lineitem WHERE l_shipdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-31'",
+        LineItem::getShipDate, d -> d >= lo && d <= hi);
+    // l_orderkey is not sorted here: min/max exclude some groups, dictionaries most of the rest
     String q = "SELECT count(*) FROM lineitem WHERE l_orderkey = 7";
     assertThat(TestServer.scalarLong(jdbc, q)).isEqualTo(count(li -> li.getOrderKey() == 7));
-    Map<String, Long> m = TestServer.scanMetrics(jdbc, q);
-    assertThat(m.get("rows_scanned")).isEqualTo(rows.size());
+    assertPruning(q, LineItem::getOrderKey, k -> k == 7);
   }
 
   @Test

@@ -30,7 +30,7 @@ class ParquetTestingTest {
       "alltypes_plain", "alltypes_plain.snappy", "alltypes_dictionary", "alltypes_tiny_pages_plain",
       "int32_decimal", "int64_decimal", "byte_array_decimal", "fixed_length_decimal", "delta_binary_packed",
       "delta_byte_array", "delta_length_byte_array", "byte_stream_split.zstd", "lz4_raw_compressed",
-      "hadoop_lz4_compressed", "rle_boolean_encoding", "int96_from_spark", "nan_in_stats", "single_nan",
+      "hadoop_lz4_compressed", "rle_boolean_encoding", "nan_in_stats", "single_nan",
       "int32_with_null_pages", "data_index_bloom_encoding_stats", "binary", "float16_nonzeros_and_nans");
 
   @TempDir
@@ -41,7 +41,7 @@ class ParquetTestingTest {
 
   @BeforeAll
   void start() throws Exception {
-    for (String f : Stream.concat(FILES.stream(), Stream.of("datapage_v2.snappy")).toList()) {
+    for (String f : Stream.concat(FILES.stream(), Stream.of("datapage_v2.snappy", "int96_from_spark")).toList()) {
       try (InputStream in = getClass().getResourceAsStream("/parquet-testing/" + f + ".parquet")) {
         Files.copy(in, dir.resolve(f.replace('.', '_') + ".parquet"));
       }
@@ -73,9 +73,23 @@ class ParquetTestingTest {
     assertThat(columns).isNotEmpty();
     String select = "SELECT " + String.join(", ", columns) + " FROM ";
     List<String> mine = TestServer.rows(quiver, select + table).stream().map(ParquetTestingTest::row).toList();
-    List<String> theirs = TestServer.rows(duck, select + "'" + dir.resolve(table + ".parquet") + "'").stream()
+    // DuckDB cannot read Hadoop-framed LZ4; the lz4_raw file holds the same rows
+    String oracle = table.equals("hadoop_lz4_compressed") ? "lz4_raw_compressed" : table;
+    List<String> theirs = TestServer.rows(duck, select + "'" + dir.resolve(oracle + ".parquet") + "'").stream()
         .map(ParquetTestingTest::row).toList();
     assertThat(mine).hasSameSizeAs(theirs).containsExactlyInAnyOrderElementsOf(theirs);
+  }
+
+  /**
+   * Spark INT96 timestamps beyond the nanosecond range: the values are those int96_from_spark.md says
+   * Spark wrote, in UTC (DuckDB overflows the last one, so it cannot be the oracle here). The first
+   * value was written without a zone by a writer at UTC-8, as the corpus' other readers also show.
+   */
+  @Test
+  void int96TimestampsKeepSparksWholeRange() throws Exception {
+    List<String> mine = TestServer.rows(quiver, "SELECT a FROM int96_from_spark").stream().map(ParquetTestingTest::row).toList();
+    assertThat(mine).containsExactly("2024-01-01T20:34:56.123456|", "2024-01-01T01:00|", "9999-12-31T03:00|",
+        "2024-12-30T23:00|", "NULL|", "+290000-12-30T23:00|");
   }
 
   @Test
@@ -95,7 +109,7 @@ class ParquetTestingTest {
   private static String row(List<Object> r) {
     StringBuilder sb = new StringBuilder();
     for (Object o : r) {
-      sb.append(o instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : DuckDbInteropTest.normalize(o)).append('|');
+      sb.append(DuckDbInteropTest.normalize(o)).append('|');
     }
     return sb.toString();
   }

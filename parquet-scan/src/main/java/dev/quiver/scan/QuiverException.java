@@ -22,6 +22,11 @@ public class QuiverException extends RuntimeException {
     return new QuiverException(ErrorCode.UNSUPPORTED, what + " is not supported");
   }
 
+  /** "{@code what} is not supported{@code where}", e.g. where = " at 1:35". */
+  public static QuiverException unsupported(String what, String where) {
+    return new QuiverException(ErrorCode.UNSUPPORTED, what + " is not supported" + where);
+  }
+
   public static QuiverException internal(String message) {
     return new QuiverException(ErrorCode.INTERNAL, "internal error: " + message);
   }

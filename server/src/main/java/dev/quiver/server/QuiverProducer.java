@@ -182,7 +182,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** Plans {@code sql} and returns the schema its results will have. */
   private Schema plan(String sql) {
     try (BufferAllocator allocator = newQueryAllocator()) {
-      return engine.prepare(sql, allocator).schema();
+      return withColumnMetadata(engine.prepare(sql, allocator).schema(), null);
     }
   }
 
@@ -193,7 +193,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       allocator = newQueryAllocator();
       PreparedQuery query = engine.prepare(sql, allocator);
       try (QueryExecution execution = engine.execute(query, allocator);
-          VectorSchemaRoot out = VectorSchemaRoot.create(query.schema(), allocator)) {
+          VectorSchemaRoot out = VectorSchemaRoot.create(withColumnMetadata(query.schema(), null), allocator)) {
         listener.start(out);
         VectorSchemaRoot batch;
         while ((batch = execution.next()) != null) {
@@ -308,13 +308,21 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   /** A table's schema with the Flight SQL column metadata JDBC's getColumns reads. */
   static Schema columnSchema(ParquetTable t) {
+    return withColumnMetadata(t.schema(), t.name());
+  }
+
+  /**
+   * {@code schema} with Flight SQL column metadata (SQL type name, precision, scale) on every field, as
+   * JDBC's ResultSetMetaData and getColumns read it. Result schemas get it everywhere they are sent.
+   */
+  static Schema withColumnMetadata(Schema schema, String table) {
     List<Field> fields = new ArrayList<>();
-    for (Field f : t.schema().getFields()) {
+    for (Field f : schema.getFields()) {
       ArrowType type = f.getType();
       FlightSqlColumnMetadata.Builder m = new FlightSqlColumnMetadata.Builder()
-          .catalogName(Analyzer.CATALOG).schemaName(Analyzer.SCHEMA).tableName(t.name())
           .typeName(SqlTypes.sqlName(type)).isReadOnly(true).isAutoIncrement(false).isCaseSensitive(false)
           .isSearchable(true);
+      if (table != null) m.catalogName(Analyzer.CATALOG).schemaName(Analyzer.SCHEMA).tableName(table);
       if (type instanceof ArrowType.Decimal d) m.precision(d.getPrecision()).scale(d.getScale());
       fields.add(new Field(f.getName(), new FieldType(f.isNullable(), type, null, m.build().getMetadataMap()), null));
     }

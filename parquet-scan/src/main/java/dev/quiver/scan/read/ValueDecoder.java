@@ -54,7 +54,7 @@ interface ValueDecoder {
         if (target instanceof DecimalVector) return (r, v, i) -> ((DecimalVector) v).set(i, r.getLong());
         break;
       case INT96:
-        return (r, v, i) -> ((TimeStampVector) v).set(i, int96ToEpochNanos(r.getBinary()));
+        return (r, v, i) -> ((TimeStampVector) v).set(i, int96ToEpochMicros(r.getBinary()));
       case FLOAT:
         return (r, v, i) -> ((Float4Vector) v).set(i, r.getFloat());
       case DOUBLE:
@@ -88,11 +88,11 @@ interface ValueDecoder {
   }
 
   /** INT96: 8 bytes of nanoseconds in the day, then 4 bytes of Julian day, both little-endian. */
-  static long int96ToEpochNanos(Binary b) {
+  static long int96ToEpochMicros(Binary b) {
     ByteBuffer buf = b.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
     long nanosOfDay = buf.getLong();
     int julianDay = buf.getInt();
-    return (julianDay - 2_440_588L) * 86_400_000_000_000L + nanosOfDay;
+    return (julianDay - 2_440_588L) * 86_400_000_000L + Math.floorDiv(nanosOfDay, 1000L);
   }
 
   /** IEEE 754 half precision (little-endian, as Parquet FLOAT16 stores it) to float. */

@@ -54,7 +54,8 @@ public final class TypeMapping {
         }
         return new Mapped(null, "INT64 annotated " + l);
       case INT96:
-        return ok(new ArrowType.Timestamp(TimeUnit.NANOSECOND, null));
+        // legacy Impala/Spark timestamps; microseconds cover their whole range (nanoseconds overflow)
+        return ok(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null));
       case FLOAT:
         return ok(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE));
       case DOUBLE:

@@ -131,14 +131,14 @@ public final class Analyzer {
   }
 
   private void rejectUnsupported(PlainSelect ps) {
-    if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN" + at("JOIN"));
-    if (ps.getGroupBy() != null) throw QuiverException.unsupported("GROUP BY" + at("GROUP"));
-    if (ps.getHaving() != null) throw QuiverException.unsupported("HAVING" + at("HAVING"));
+    if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN", at("JOIN"));
+    if (ps.getGroupBy() != null) throw QuiverException.unsupported("GROUP BY", at("GROUP"));
+    if (ps.getHaving() != null) throw QuiverException.unsupported("HAVING", at("HAVING"));
     if (ps.getOrderByElements() != null && !ps.getOrderByElements().isEmpty()) {
-      throw QuiverException.unsupported("ORDER BY" + at("ORDER"));
+      throw QuiverException.unsupported("ORDER BY", at("ORDER"));
     }
-    if (ps.getDistinct() != null) throw QuiverException.unsupported("SELECT DISTINCT" + at("DISTINCT"));
-    if (ps.getWithItemsList() != null && !ps.getWithItemsList().isEmpty()) throw QuiverException.unsupported("WITH" + at("WITH"));
+    if (ps.getDistinct() != null) throw QuiverException.unsupported("SELECT DISTINCT", at("DISTINCT"));
+    if (ps.getWithItemsList() != null && !ps.getWithItemsList().isEmpty()) throw QuiverException.unsupported("WITH", at("WITH"));
     if (ps.getWindowDefinitions() != null && !ps.getWindowDefinitions().isEmpty()) throw QuiverException.unsupported("WINDOW");
   }
 
@@ -148,7 +148,7 @@ public final class Analyzer {
 
   private ParquetTable table(FromItem from) {
     if (!(from instanceof Table t)) {
-      throw QuiverException.unsupported("a subquery in FROM" + at("FROM"));
+      throw QuiverException.unsupported("a subquery in FROM", at("FROM"));
     }
     String name = ExprBinder.unquote(t.getName());
     String schema = t.getSchemaName() == null ? null : ExprBinder.unquote(t.getSchemaName());

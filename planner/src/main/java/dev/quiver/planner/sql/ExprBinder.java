@@ -103,7 +103,7 @@ final class ExprBinder {
     if (e instanceof Between b) return between(b);
     if (e instanceof CastExpression c) return cast(c);
     if (e instanceof Function f) return function(f);
-    if (e instanceof JdbcParameter) throw QuiverException.unsupported("a '?' parameter" + SqlPositions.suffix(sql, "?"));
+    if (e instanceof JdbcParameter) throw QuiverException.unsupported("a '?' parameter", SqlPositions.suffix(sql, "?"));
     if (e instanceof Select) throw QuiverException.unsupported("a subquery");
     throw QuiverException.unsupported(describe(e));
   }
@@ -159,7 +159,7 @@ final class ExprBinder {
       case DATE -> SqlTypes.DATE;
       case TIMESTAMP, DATETIME -> SqlTypes.TIMESTAMP;
       case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
-      default -> throw QuiverException.unsupported("the " + d.getType() + " literal" + SqlPositions.suffix(sql, d.getType().name()));
+      default -> throw QuiverException.unsupported("the " + d.getType() + " literal", SqlPositions.suffix(sql, d.getType().name()));
     };
     try {
       return new Expr.Literal(Casts.cast(text, SqlTypes.VARCHAR, type), type);
@@ -265,8 +265,20 @@ final class ExprBinder {
   }
 
   private Expr in(InExpression in) {
-    Expr value = bind(in.getLeftExpression());
     Expression right = in.getRightExpression();
+    if (right instanceof AndExpression || right instanceof OrExpression) {
+      // JSqlParser 5.3 parses "x IN (a, b) OR y" as "x IN ((a, b) OR y)": IN binds tighter, so
+      // re-associate by moving the IN onto the leftmost operand of the AND/OR chain.
+      BinaryExpression b = (BinaryExpression) right;
+      while (b.getLeftExpression() instanceof AndExpression || b.getLeftExpression() instanceof OrExpression) {
+        b = (BinaryExpression) b.getLeftExpression();
+      }
+      InExpression inner = new InExpression(in.getLeftExpression(), b.getLeftExpression());
+      inner.setNot(in.isNot());
+      b.setLeftExpression(inner);
+      return bind(right);
+    }
+    Expr value = bind(in.getLeftExpression());
     if (!(right instanceof ExpressionList<?> list)) {
       throw QuiverException.unsupported("IN with a subquery");
     }
