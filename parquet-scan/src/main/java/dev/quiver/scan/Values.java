@@ -24,6 +24,7 @@ public final class Values {
   /** A value as SQL text of its type, e.g. {@code DATE '1995-01-01'} or {@code 'abc'}. */
   public static String toSql(Object v, ArrowType type) {
     if (v == null) return "NULL";
+    if (v instanceof Boolean b) return b ? "TRUE" : "FALSE";
     if (type instanceof ArrowType.Utf8) return "'" + ((String) v).replace("'", "''") + "'";
     if (type instanceof ArrowType.Date) return "DATE '" + format(v, type) + "'";
     if (type instanceof ArrowType.Timestamp t) {
