@@ -3,6 +3,7 @@ package dev.quiver.planner;
 import dev.quiver.planner.PreparedQuery.ExplainMode;
 import dev.quiver.planner.exec.Operator;
 import dev.quiver.planner.exec.PhysicalPlanner;
+import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.optimizer.Optimizer;
 import dev.quiver.planner.optimizer.OptimizerContext;
 import dev.quiver.planner.plan.LogicalPlan;
@@ -31,11 +32,19 @@ public final class QueryEngine {
       "^\\s*EXPLAIN((?:\\s+(?:ANALYZE|VERBOSE))*)\\s+", Pattern.CASE_INSENSITIVE);
 
   private final Catalog catalog;
-  private final Optimizer optimizer;
+  private final QuerySettings defaults;
 
   public QueryEngine(Catalog catalog) {
+    this(catalog, QuerySettings.DEFAULT);
+  }
+
+  public QueryEngine(Catalog catalog, QuerySettings defaults) {
     this.catalog = catalog;
-    this.optimizer = Optimizer.standard();
+    this.defaults = defaults;
+  }
+
+  public QuerySettings defaults() {
+    return defaults;
   }
 
   public Catalog catalog() {
@@ -44,6 +53,10 @@ public final class QueryEngine {
 
   /** Parses, analyzes and optimizes {@code sql}; {@code allocator} is used for constant folding only. */
   public PreparedQuery prepare(String sql, BufferAllocator allocator) {
+    return prepare(sql, allocator, defaults);
+  }
+
+  public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings) {
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
     Matcher m = EXPLAIN.matcher(sql);
@@ -57,13 +70,14 @@ public final class QueryEngine {
       text = sql.substring(0, m.end()).replaceAll("[^\\n]", " ") + sql.substring(m.end());
     }
     LogicalPlan analyzed = new Analyzer(catalog, text).analyze(SqlParser.parse(text));
-    Optimizer.Result optimized = optimizer.optimize(analyzed, new OptimizerContext(allocator));
+    EvalContext eval = EvalContext.now(settings.zone());
+    Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
-    return new PreparedQuery(sql, mode, analyzed, optimized, schema);
+    return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval);
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
-    Operator root = new PhysicalPlanner(catalog, allocator).plan(query.plan());
+    Operator root = new PhysicalPlanner(catalog, allocator, query.eval()).plan(query.plan());
     if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
     try {
       boolean analyze = query.explain() == ExplainMode.ANALYZE || query.explain() == ExplainMode.ANALYZE_VERBOSE;

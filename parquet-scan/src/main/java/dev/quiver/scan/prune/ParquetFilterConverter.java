@@ -93,7 +93,26 @@ public final class ParquetFilterConverter {
       }
       return inSet(in, negated);
     }
-    return TRUE; // StartsWith and anything new: might match
+    if (p instanceof ScanPredicate.StartsWith sw) return startsWith(sw, negated);
+    return TRUE; // anything new: might match
+  }
+
+  /**
+   * {@code starts_with(c, p)} is exactly {@code c >= p AND c < next(p)} in unsigned byte order, where
+   * next(p) is p with its last byte below 0xFF incremented and the rest dropped; its negation is the
+   * complement range.
+   */
+  private Result startsWith(ScanPredicate.StartsWith sw, boolean negated) {
+    ArrowType utf8 = ArrowType.Utf8.INSTANCE;
+    byte[] p = sw.prefix().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int last = p.length - 1;
+    while (last >= 0 && p[last] == (byte) 0xFF) last--;
+    ScanPredicate lower = new ScanPredicate.Compare(sw.column(), Op.GE, sw.prefix(), utf8);
+    if (last < 0) return conv(lower, negated);
+    byte[] next = java.util.Arrays.copyOf(p, last + 1);
+    next[last]++;
+    ScanPredicate upper = new ScanPredicate.Compare(sw.column(), Op.LT, next, utf8); // raw bytes: may not be UTF-8
+    return negated ? or(List.of(lower, upper), true) : and(List.of(lower, upper), false);
   }
 
   private Result and(List<ScanPredicate> children, boolean negateChildren) {

@@ -106,13 +106,20 @@ class ParquetFilterConverterTest {
         new Compare("i", Op.LT, 5L, INT), new ScanPredicate.IsNull("s", false))));
     assertThat(((Pred) convert(p)).predicate().toString()).isEqualTo("or(gteq(i, 5), noteq(s, null))");
     // an AND keeps what it can translate
-    ScanPredicate and = new ScanPredicate.And(List.of(new Compare("i", Op.LT, 5L, INT),
-        new ScanPredicate.StartsWith("s", "ab")));
+    ScanPredicate legacy = new Compare("legacy_ts", Op.GT, 5L, new ArrowType.Timestamp(TimeUnit.MICROSECOND, null));
+    ScanPredicate and = new ScanPredicate.And(List.of(new Compare("i", Op.LT, 5L, INT), legacy));
     assertThat(((Pred) convert(and)).predicate().toString()).isEqualTo("lt(i, 5)");
     // an OR with an untranslatable side might match anything
-    ScanPredicate or = new ScanPredicate.Or(List.of(new Compare("i", Op.LT, 5L, INT),
-        new ScanPredicate.StartsWith("s", "ab")));
+    ScanPredicate or = new ScanPredicate.Or(List.of(new Compare("i", Op.LT, 5L, INT), legacy));
     assertThat(convert(or)).isInstanceOf(Always.class);
+  }
+
+  @Test
+  void prefixMatchIsAByteRange() {
+    assertThat(((Pred) convert(new ScanPredicate.StartsWith("s", "ab"))).predicate().toString())
+        .isEqualTo("and(gteq(s, Binary{\"ab\"}), lt(s, Binary{2 constant bytes, [97, 99]}))");
+    assertThat(((Pred) convert(new ScanPredicate.Not(new ScanPredicate.StartsWith("s", "ab")))).predicate().toString())
+        .isEqualTo("or(lt(s, Binary{\"ab\"}), gteq(s, Binary{2 constant bytes, [97, 99]}))");
   }
 
   @Test

@@ -28,12 +28,12 @@ public final class AggregateExec extends Operator {
   private final List<PhysicalExpr> args = new ArrayList<>();
   private boolean done;
 
-  AggregateExec(Operator input, LogicalPlan.Aggregate plan, BufferAllocator allocator) {
+  AggregateExec(Operator input, LogicalPlan.Aggregate plan, BufferAllocator allocator, dev.quiver.planner.kernel.EvalContext ctx) {
     this.input = input;
     this.plan = plan;
     this.allocator = allocator;
     for (AggregateCall c : plan.aggregates()) {
-      args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema()));
+      args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
     }
   }
 
@@ -108,7 +108,7 @@ public final class AggregateExec extends Operator {
             if (acc.best == null) {
               acc.best = x;
             } else {
-              int c = compare(acc.family, x, acc.best);
+              int c = Kernels.compareObjects(acc.family, x, acc.best);
               if (acc.call.func() == LogicalPlan.AggFunc.MIN ? c < 0 : c > 0) acc.best = x;
             }
           }
@@ -134,21 +134,6 @@ public final class AggregateExec extends Operator {
       case DECIMAL, ULONG -> acc.decimalSum = acc.decimalSum.add(dev.quiver.planner.kernel.Casts.exact(v.getObject(i), v.type()));
       default -> throw QuiverException.internal("sum over " + v.type());
     }
-  }
-
-  private static int compare(Kernels.Family f, Object a, Object b) {
-    return switch (f) {
-      case LONG -> Long.compare((Long) a, (Long) b);
-      case ULONG -> Long.compareUnsigned((Long) a, (Long) b);
-      case DOUBLE -> Kernels.compareDouble((Double) a, (Double) b);
-      case DECIMAL -> ((BigDecimal) a).compareTo((BigDecimal) b);
-      case BYTES -> a instanceof String s
-          ? Kernels.compareBytes(s.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-              ((String) b).getBytes(java.nio.charset.StandardCharsets.UTF_8))
-          : Kernels.compareBytes((byte[]) a, (byte[]) b);
-      case BOOL -> Boolean.compare((Boolean) a, (Boolean) b);
-      case NULL -> 0;
-    };
   }
 
   private static Object result(Acc acc) {

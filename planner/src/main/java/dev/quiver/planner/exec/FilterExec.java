@@ -19,10 +19,10 @@ public final class FilterExec extends Operator {
   private final PhysicalExpr compiled;
   private final BufferAllocator allocator;
 
-  FilterExec(Operator input, Expr condition, BufferAllocator allocator) {
+  FilterExec(Operator input, Expr condition, BufferAllocator allocator, dev.quiver.planner.kernel.EvalContext ctx) {
     this.input = input;
     this.condition = condition;
-    this.compiled = ExprCompiler.compile(condition, input.schema());
+    this.compiled = ExprCompiler.compile(condition, input.schema(), ctx);
     this.allocator = allocator;
   }
 

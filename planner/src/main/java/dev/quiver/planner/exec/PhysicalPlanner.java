@@ -1,5 +1,6 @@
 package dev.quiver.planner.exec;
 
+import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.PlanVisitor;
 import dev.quiver.scan.table.Catalog;
@@ -12,10 +13,12 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   private final Catalog catalog;
   private final BufferAllocator allocator;
+  private final EvalContext ctx;
 
-  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator) {
+  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx) {
     this.catalog = catalog;
     this.allocator = allocator;
+    this.ctx = ctx;
   }
 
   public Operator plan(LogicalPlan plan) {
@@ -34,17 +37,17 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitFilter(LogicalPlan.Filter p) {
-    return new FilterExec(plan(p.input()), p.condition(), allocator);
+    return new FilterExec(plan(p.input()), p.condition(), allocator, ctx);
   }
 
   @Override
   public Operator visitProject(LogicalPlan.Project p) {
-    return new ProjectExec(plan(p.input()), p, allocator);
+    return new ProjectExec(plan(p.input()), p, allocator, ctx);
   }
 
   @Override
   public Operator visitAggregate(LogicalPlan.Aggregate p) {
-    return new AggregateExec(plan(p.input()), p, allocator);
+    return new AggregateExec(plan(p.input()), p, allocator, ctx);
   }
 
   @Override

@@ -22,12 +22,12 @@ public final class ProjectExec extends Operator {
   private final Schema schema;
   private final BufferAllocator allocator;
 
-  ProjectExec(Operator input, LogicalPlan.Project plan, BufferAllocator allocator) {
+  ProjectExec(Operator input, LogicalPlan.Project plan, BufferAllocator allocator, dev.quiver.planner.kernel.EvalContext ctx) {
     this.input = input;
     this.plan = plan;
     this.schema = plan.schema();
     this.allocator = allocator;
-    for (LogicalPlan.NamedExpr n : plan.exprs()) exprs.add(ExprCompiler.compile(n.expr(), input.schema()));
+    for (LogicalPlan.NamedExpr n : plan.exprs()) exprs.add(ExprCompiler.compile(n.expr(), input.schema(), ctx));
   }
 
   @Override public Schema schema() { return schema; }

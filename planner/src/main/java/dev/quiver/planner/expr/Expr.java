@@ -163,6 +163,84 @@ public sealed interface Expr {
     }
   }
 
+  /** {@code left IS [NOT] DISTINCT FROM right}: equality where NULL equals NULL; never NULL itself. */
+  record DistinctFrom(Expr left, Expr right, boolean not) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return false; }
+    public List<Expr> children() { return List.of(left, right); }
+    public Expr withChildren(List<Expr> c) { return new DistinctFrom(c.get(0), c.get(1), not); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitDistinctFrom(this); }
+    @Override public String toString() { return left + (not ? " IS NOT DISTINCT FROM " : " IS DISTINCT FROM ") + right; }
+  }
+
+  /** {@code input [NOT] LIKE|ILIKE pattern} with {@code %}, {@code _} and backslash escapes. */
+  record Like(Expr input, Expr pattern, boolean caseInsensitive, boolean negated) implements Expr {
+    public ArrowType type() { return SqlTypes.BOOLEAN; }
+    public boolean nullable() { return input.nullable() || pattern.nullable(); }
+    public List<Expr> children() { return List.of(input, pattern); }
+    public Expr withChildren(List<Expr> c) { return new Like(c.get(0), c.get(1), caseInsensitive, negated); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitLike(this); }
+    @Override public String toString() {
+      return input + (negated ? " NOT" : "") + (caseInsensitive ? " ILIKE " : " LIKE ") + pattern;
+    }
+  }
+
+  /** How a function's result depends on more than its arguments. */
+  enum Volatility {
+    /** Same arguments, same result: folds when the arguments are constants. */
+    IMMUTABLE,
+    /** Same within one query ({@code now()}): folds to the query's start. */
+    STABLE,
+    /** Differs per call ({@code random()}): never folds, never deduplicated. */
+    VOLATILE
+  }
+
+  /** A scalar function call, resolved by the analyzer against the function registry. */
+  record Call(String name, List<Expr> args, ArrowType type, boolean nullable, Volatility volatility) implements Expr {
+    public Call { args = List.copyOf(args); }
+    public List<Expr> children() { return args; }
+    public Expr withChildren(List<Expr> c) { return new Call(name, c, type, nullable, volatility); }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitCall(this); }
+    @Override public boolean equals(Object o) {
+      // two calls of a volatile function are never the same value
+      return this == o || (o instanceof Call c && volatility != Volatility.VOLATILE && name.equals(c.name)
+          && args.equals(c.args) && type.equals(c.type) && nullable == c.nullable && volatility == c.volatility);
+    }
+    @Override public int hashCode() { return name.hashCode() * 31 + args.hashCode(); }
+    @Override public String toString() {
+      return name + "(" + args.stream().map(Object::toString).collect(Collectors.joining(", ")) + ")";
+    }
+  }
+
+  /** One {@code WHEN condition THEN result} of a CASE. */
+  record When(Expr condition, Expr result) {}
+
+  /** {@code CASE WHEN c1 THEN r1 ... ELSE e END}; a missing ELSE is a NULL literal. */
+  record Case(List<When> whens, Expr otherwise, ArrowType type) implements Expr {
+    public Case { whens = List.copyOf(whens); }
+    public boolean nullable() { return otherwise.nullable() || whens.stream().anyMatch(w -> w.result().nullable()); }
+    public List<Expr> children() {
+      List<Expr> c = new java.util.ArrayList<>();
+      for (When w : whens) {
+        c.add(w.condition());
+        c.add(w.result());
+      }
+      c.add(otherwise);
+      return c;
+    }
+    public Expr withChildren(List<Expr> c) {
+      List<When> w = new java.util.ArrayList<>();
+      for (int i = 0; i + 1 < c.size(); i += 2) w.add(new When(c.get(i), c.get(i + 1)));
+      return new Case(w, c.get(c.size() - 1), type);
+    }
+    public <R> R accept(ExprVisitor<R> v) { return v.visitCase(this); }
+    @Override public String toString() {
+      StringBuilder sb = new StringBuilder("CASE");
+      for (When w : whens) sb.append(" WHEN ").append(w.condition()).append(" THEN ").append(w.result());
+      return sb.append(" ELSE ").append(otherwise).append(" END").toString();
+    }
+  }
+
   private static String paren(Expr e) {
     return e instanceof And || e instanceof Or ? "(" + e + ")" : e.toString();
   }

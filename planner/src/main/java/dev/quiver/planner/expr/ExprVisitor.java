@@ -13,4 +13,8 @@ public interface ExprVisitor<R> {
   R visitNot(Expr.Not e);
   R visitIsNull(Expr.IsNull e);
   R visitInList(Expr.InList e);
+  R visitDistinctFrom(Expr.DistinctFrom e);
+  R visitLike(Expr.Like e);
+  R visitCall(Expr.Call e);
+  R visitCase(Expr.Case e);
 }

@@ -47,7 +47,26 @@ public final class Casts {
   }
 
   public static Object cast(Object v, ArrowType from, ArrowType to) {
+    return cast(v, from, to, java.time.ZoneOffset.UTC);
+  }
+
+  /**
+   * {@code v} cast from {@code from} to {@code to}; {@code zone} is the session zone that gives zoned
+   * timestamps their calendar day (naive timestamps have none: their wall clock is their day).
+   */
+  public static Object cast(Object v, ArrowType from, ArrowType to, java.time.ZoneId zone) {
     if (v == null) return null;
+    if (!zone.equals(java.time.ZoneOffset.UTC)) {
+      if (from instanceof ArrowType.Timestamp ts && ts.getTimezone() != null && to instanceof ArrowType.Date) {
+        long per = unitsPerSecond(ts.getUnit());
+        java.time.Instant i = java.time.Instant.ofEpochSecond(Math.floorDiv((Long) v, per));
+        return i.atZone(zone).toLocalDate().toEpochDay();
+      }
+      if (from instanceof ArrowType.Date && to instanceof ArrowType.Timestamp ts && ts.getTimezone() != null) {
+        long seconds = LocalDate.ofEpochDay((Long) v).atStartOfDay(zone).toEpochSecond();
+        return Math.multiplyExact(seconds, unitsPerSecond(ts.getUnit()));
+      }
+    }
     if (from.equals(to)) return v;
     if (SqlTypes.isString(to)) {
       if (v instanceof byte[] b) return new String(b, StandardCharsets.UTF_8);

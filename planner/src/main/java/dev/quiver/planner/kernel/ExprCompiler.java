@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -15,13 +16,15 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
   private final Schema input;
+  private final EvalContext ctx;
 
-  private ExprCompiler(Schema input) {
+  private ExprCompiler(Schema input, EvalContext ctx) {
     this.input = input;
+    this.ctx = ctx;
   }
 
-  public static PhysicalExpr compile(Expr e, Schema input) {
-    return e.accept(new ExprCompiler(input));
+  public static PhysicalExpr compile(Expr e, Schema input, EvalContext ctx) {
+    return e.accept(new ExprCompiler(input, ctx));
   }
 
   @Override
@@ -51,7 +54,7 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
   @Override
   public PhysicalExpr visitCast(Expr.Cast e) {
     PhysicalExpr in = e.input().accept(this);
-    return (batch, alloc) -> Kernels.cast(batch, alloc, in, e.input().type(), e.type(), e.safe());
+    return (batch, alloc) -> Kernels.cast(batch, alloc, in, e.input().type(), e.type(), e.safe(), ctx);
   }
 
   @Override
@@ -108,5 +111,45 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
     for (Expr x : e.list()) items.add(x.accept(this));
     Kernels.Family family = Kernels.family(e.value().type());
     return (batch, alloc) -> Kernels.in(batch, alloc, family, value, items, e.negated());
+  }
+
+  @Override
+  public PhysicalExpr visitDistinctFrom(Expr.DistinctFrom e) {
+    PhysicalExpr l = e.left().accept(this);
+    PhysicalExpr r = e.right().accept(this);
+    Kernels.Family family = Kernels.family(e.left().type());
+    return (batch, alloc) -> Kernels.distinctFrom(batch, alloc, family, l, r, e.not());
+  }
+
+  @Override
+  public PhysicalExpr visitLike(Expr.Like e) {
+    PhysicalExpr in = e.input().accept(this);
+    PhysicalExpr pattern = e.pattern().accept(this);
+    return (batch, alloc) -> Kernels.like(batch, alloc, in, pattern, e.caseInsensitive(), e.negated());
+  }
+
+  @Override
+  public PhysicalExpr visitCall(Expr.Call e) {
+    Functions.Def def = Functions.lookup(e.name());
+    if (def == null) throw QuiverException.internal("unknown function " + e.name());
+    List<PhysicalExpr> args = new ArrayList<>();
+    ArrowType[] types = new ArrowType[e.args().size()];
+    for (int i = 0; i < types.length; i++) {
+      args.add(e.args().get(i).accept(this));
+      types[i] = e.args().get(i).type();
+    }
+    return (batch, alloc) -> Kernels.call(batch, alloc, def, args, types, e.type(), ctx);
+  }
+
+  @Override
+  public PhysicalExpr visitCase(Expr.Case e) {
+    List<PhysicalExpr> conditions = new ArrayList<>();
+    List<PhysicalExpr> results = new ArrayList<>();
+    for (Expr.When w : e.whens()) {
+      conditions.add(w.condition().accept(this));
+      results.add(w.result().accept(this));
+    }
+    PhysicalExpr otherwise = e.otherwise().accept(this);
+    return (batch, alloc) -> Kernels.caseWhen(batch, alloc, conditions, results, otherwise, e.type());
   }
 }

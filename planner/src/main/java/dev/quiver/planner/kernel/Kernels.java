@@ -172,7 +172,7 @@ public final class Kernels {
   }
 
   public static ColumnValues cast(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr in, ArrowType from,
-      ArrowType to, boolean safe) {
+      ArrowType to, boolean safe, EvalContext ctx) {
     int n = batch.getRowCount();
     try (ColumnValues a = in.eval(batch, alloc)) {
       FieldVector out = Vectors.create("", to, alloc, n);
@@ -182,7 +182,7 @@ public final class Kernels {
           if (v == null) continue;
           Object r;
           try {
-            r = Casts.cast(v, from, to);
+            r = Casts.cast(v, from, to, ctx.zone());
           } catch (QuiverException e) {
             if (!safe || e.code() != ErrorCode.DATA_ERROR) throw e;
             r = null;
@@ -318,6 +318,153 @@ public final class Kernels {
     if (r.precision() - r.scale() > type.getPrecision() - type.getScale() && r.signum() != 0) {
       throw new ArithmeticException();
     }
+    return r;
+  }
+
+  /** Compares two non-null physical-form values of one family. */
+  public static int compareObjects(Family f, Object a, Object b) {
+    return switch (f) {
+      case LONG -> Long.compare((Long) a, (Long) b);
+      case ULONG -> Long.compareUnsigned((Long) a, (Long) b);
+      case DOUBLE -> compareDouble((Double) a, (Double) b);
+      case DECIMAL -> ((BigDecimal) a).compareTo((BigDecimal) b);
+      case BYTES -> a instanceof String s
+          ? compareBytes(s.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              ((String) b).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+          : compareBytes((byte[]) a, (byte[]) b);
+      case BOOL -> Boolean.compare((Boolean) a, (Boolean) b);
+      case NULL -> 0;
+    };
+  }
+
+  /** {@code IS [NOT] DISTINCT FROM}: NULL equals NULL, never NULL. */
+  public static ColumnValues distinctFrom(VectorSchemaRoot batch, BufferAllocator alloc, Family f, PhysicalExpr left,
+      PhysicalExpr right, boolean not) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) {
+        boolean an = a.isNull(i);
+        boolean bn = b.isNull(i);
+        boolean same = an || bn ? an == bn : compare(f, a, i, b, i) == 0;
+        out.set(i, same == not ? 1 : 0);
+      }
+      return done(out, n);
+    }
+  }
+
+  /** The regular expression of a LIKE pattern: {@code %} any run, {@code _} one character, backslash escapes. */
+  public static String likeToRegex(String pattern) {
+    StringBuilder re = new StringBuilder("^");
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) re.append(com.google.re2j.Pattern.quote(String.valueOf(pattern.charAt(++i))));
+      else if (c == '%') re.append("(?s:.*)");
+      else if (c == '_') re.append("(?s:.)");
+      else re.append(com.google.re2j.Pattern.quote(String.valueOf(c)));
+    }
+    return re.append('$').toString();
+  }
+
+  public static ColumnValues like(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr input, PhysicalExpr pattern,
+      boolean caseInsensitive, boolean negated) {
+    int n = batch.getRowCount();
+    try (ColumnValues a = input.eval(batch, alloc); ColumnValues p = pattern.eval(batch, alloc)) {
+      BitVector out = newBool(alloc, n);
+      String lastPattern = null;
+      com.google.re2j.Pattern compiled = null;
+      for (int i = 0; i < n; i++) {
+        if (a.isNull(i) || p.isNull(i)) continue;
+        String pat = (String) p.getObject(i);
+        if (!pat.equals(lastPattern)) {
+          String re = likeToRegex(pat);
+          compiled = Functions.compile(caseInsensitive ? "(?i)" + re : re);
+          lastPattern = pat;
+        }
+        out.set(i, compiled.matcher((String) a.getObject(i)).matches() != negated ? 1 : 0);
+      }
+      return done(out, n);
+    }
+  }
+
+  public static ColumnValues call(VectorSchemaRoot batch, BufferAllocator alloc, Functions.Def def,
+      List<PhysicalExpr> args, ArrowType[] types, ArrowType resultType, EvalContext ctx) {
+    int n = batch.getRowCount();
+    List<ColumnValues> values = new ArrayList<>(args.size());
+    try {
+      for (PhysicalExpr a : args) values.add(a.eval(batch, alloc));
+      FieldVector out = Vectors.create("", resultType, alloc, n);
+      try {
+        Object[] row = new Object[args.size()];
+        for (int i = 0; i < n; i++) {
+          boolean anyNull = false;
+          for (int a = 0; a < row.length; a++) {
+            row[a] = values.get(a).getObject(i);
+            anyNull |= row[a] == null;
+          }
+          if (anyNull && def.strict()) continue;
+          Vectors.set(out, i, def.impl().apply(row, types, resultType, ctx));
+        }
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+      return done(out, n);
+    } finally {
+      values.forEach(ColumnValues::close);
+    }
+  }
+
+  /** CASE: the first WHEN whose condition is TRUE gives the row's result; its branch alone is evaluated for it. */
+  public static ColumnValues caseWhen(VectorSchemaRoot batch, BufferAllocator alloc, List<PhysicalExpr> conditions,
+      List<PhysicalExpr> results, PhysicalExpr otherwise, ArrowType type) {
+    int n = batch.getRowCount();
+    FieldVector out = Vectors.create("", type, alloc, n);
+    boolean[] decided = new boolean[n];
+    try {
+      for (int w = 0; w <= conditions.size(); w++) {
+        int[] rows = new int[n];
+        int count = 0;
+        if (w < conditions.size()) {
+          try (ColumnValues c = conditions.get(w).eval(batch, alloc)) {
+            for (int i = 0; i < n; i++) {
+              if (!decided[i] && !c.isNull(i) && c.getBool(i)) rows[count++] = i;
+            }
+          }
+        } else {
+          for (int i = 0; i < n; i++) if (!decided[i]) rows[count++] = i;
+        }
+        if (count == 0) continue;
+        // evaluate the branch only on the rows that take it, so errors of other branches never surface
+        try (VectorSchemaRoot sub = count == n ? null : takeRows(batch, rows, count, alloc)) {
+          VectorSchemaRoot src = sub == null ? batch : sub;
+          try (ColumnValues r = (w < conditions.size() ? results.get(w) : otherwise).eval(src, alloc)) {
+            for (int k = 0; k < count; k++) {
+              Vectors.set(out, rows[k], r.getObject(k));
+              decided[rows[k]] = true;
+            }
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      out.close();
+      throw e;
+    }
+    return done(out, n);
+  }
+
+  private static VectorSchemaRoot takeRows(VectorSchemaRoot batch, int[] rows, int count, BufferAllocator alloc) {
+    List<FieldVector> vectors = new ArrayList<>();
+    for (FieldVector src : batch.getFieldVectors()) {
+      FieldVector dst = src.getField().createVector(alloc);
+      vectors.add(dst);
+      dst.setInitialCapacity(count);
+      dst.allocateNew();
+      for (int i = 0; i < count; i++) dst.copyFromSafe(rows[i], i, src);
+      dst.setValueCount(count);
+    }
+    VectorSchemaRoot r = new VectorSchemaRoot(batch.getSchema().getFields(), vectors, count);
+    r.setRowCount(count);
     return r;
   }
 }

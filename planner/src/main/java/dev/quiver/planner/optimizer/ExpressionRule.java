@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A rule that rewrites every expression of the plan, bottom-up over the plan's nodes. */
-abstract class ExpressionRule implements Rule {
+public abstract class ExpressionRule implements Rule {
   /** Rewrites one expression tree (return the same instance when nothing applies). */
   abstract Expr rewrite(Expr e, OptimizerContext context);
 

@@ -27,7 +27,18 @@ public final class Optimizer {
   }
 
   public static Optimizer standard() {
-    return new Optimizer(List.of(new FoldConstants(), new PushFilterIntoScan(), new PruneColumns()));
+    return standard(true);
+  }
+
+  /**
+   * The rules in order: simplify expressions (folding, algebra, cast unwrapping) then the WHERE-context
+   * pass, then pushdown and column pruning. With {@code simplify} off only pushdown and pruning run, so
+   * the same query can be compared with and without the simplifier.
+   */
+  public static Optimizer standard(boolean simplify) {
+    if (!simplify) return new Optimizer(List.of(new PushFilterIntoScan(), new PruneColumns()));
+    return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new PushFilterIntoScan(),
+        new PruneColumns()));
   }
 
   public Result optimize(LogicalPlan plan, OptimizerContext context) {
@@ -38,7 +49,7 @@ public final class Optimizer {
         LogicalPlan next = rule.apply(plan, context);
         if (next.equals(plan)) continue;
         checkSchema(rule, plan.schema(), next.schema());
-        steps.add(new Step(rule.name(), next));
+        steps.add(new Step(rule.lastStepName(), next));
         plan = next;
         changed = true;
       }

@@ -7,4 +7,9 @@ public interface Rule {
   String name();
 
   LogicalPlan apply(LogicalPlan plan, OptimizerContext context);
+
+  /** The name EXPLAIN VERBOSE shows for the step this rule just made (may add detail). */
+  default String lastStepName() {
+    return name();
+  }
 }

@@ -24,6 +24,19 @@ final class ScanPredicates {
       return new ScanPredicate.IsNull(c.name(), n.negated());
     }
     if (e instanceof Expr.InList in && in.value() instanceof Expr.ColumnRef c) return inList(c, in);
+    if (e instanceof Expr.DistinctFrom d && d.left() instanceof Expr.ColumnRef c && d.right() instanceof Expr.Literal l) {
+      if (l.value() == null) return new ScanPredicate.IsNull(c.name(), !d.not());
+      ScanPredicate eq = new ScanPredicate.Compare(c.name(), Op.EQ, l.value(), c.type());
+      // IS NOT DISTINCT FROM v is = v; IS DISTINCT FROM v is <> v or NULL
+      return d.not() ? eq : new ScanPredicate.Or(List.of(new ScanPredicate.Not(eq), new ScanPredicate.IsNull(c.name(), false)));
+    }
+    if (e instanceof Expr.Like l && !l.caseInsensitive() && l.input() instanceof Expr.ColumnRef c
+        && l.pattern() instanceof Expr.Literal p && p.value() instanceof String s) {
+      String prefix = dev.quiver.planner.optimizer.simplify.SimplifyLike.prefix(s);
+      if (prefix == null) return null;
+      ScanPredicate sw = new ScanPredicate.StartsWith(c.name(), prefix);
+      return l.negated() ? new ScanPredicate.Not(sw) : sw;
+    }
     if (e instanceof Expr.Not n) {
       ScanPredicate p = translate(n.input());
       return p == null ? null : new ScanPredicate.Not(p);

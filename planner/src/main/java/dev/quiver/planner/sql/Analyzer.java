@@ -59,12 +59,12 @@ public final class Analyzer {
     Scope scope;
     LogicalPlan plan;
     if (ps.getFromItem() == null) {
-      scope = new Scope(null, null);
+      scope = Scope.none();
       plan = new LogicalPlan.OneRow();
     } else {
       ParquetTable table = table(ps.getFromItem());
       String alias = ps.getFromItem().getAlias() == null ? null : ExprBinder.unquote(ps.getFromItem().getAlias().getName());
-      scope = new Scope(table, alias);
+      scope = Scope.of(table, alias);
       List<String> all = table.schema().getFields().stream().map(Field::getName).toList();
       plan = new LogicalPlan.TableScan(table, all, null, null);
     }
@@ -86,7 +86,7 @@ public final class Analyzer {
       Expression e = item.getExpression();
       if (e instanceof AllColumns || e instanceof AllTableColumns) {
         if (scope.table() == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "SELECT * with no FROM clause");
-        for (Field f : scope.table().schema().getFields()) {
+        for (Field f : scope.fields()) {
           Expr ref = binder.bind(new net.sf.jsqlparser.schema.Column(f.getName()));
           outputs.add(new NamedExpr(ref, f.getName()));
         }

@@ -15,6 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import net.sf.jsqlparser.expression.BinaryExpression;
+import net.sf.jsqlparser.expression.CaseExpression;
+import net.sf.jsqlparser.expression.ExtractExpression;
+import net.sf.jsqlparser.expression.TimeKeyExpression;
+import net.sf.jsqlparser.expression.operators.arithmetic.Concat;
+import net.sf.jsqlparser.expression.operators.relational.IsBooleanExpression;
+import net.sf.jsqlparser.expression.operators.relational.IsDistinctExpression;
+import net.sf.jsqlparser.expression.operators.relational.IsUnknownExpression;
+import net.sf.jsqlparser.expression.operators.relational.LikeExpression;
 import net.sf.jsqlparser.expression.BooleanValue;
 import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.DateTimeLiteralExpression;
@@ -54,19 +62,51 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * {@link Scope}, types literals, and inserts the implicit CASTs of type coercion. Aggregate calls are
  * collected into {@link #aggregates()} and replaced by references to their output column.
  */
-final class ExprBinder {
+public final class ExprBinder {
   private final String sql;
   private final Scope scope;
   private final boolean allowAggregates;
   private final List<AggregateCall> aggregates;
   private final List<String> bareColumns = new ArrayList<>();
   private boolean insideAggregate;
+  private boolean constantsTakeOtherSideType;
 
   ExprBinder(String sql, Scope scope, boolean allowAggregates, List<AggregateCall> aggregates) {
     this.sql = sql;
     this.scope = scope;
     this.allowAggregates = allowAggregates;
     this.aggregates = aggregates;
+  }
+
+  /**
+   * A binder for a stand-alone predicate over {@code scope}. With {@code constantsTakeOtherSideType},
+   * a constant compared with (or listed against) a non-constant expression is cast to that
+   * expression's type instead of the two meeting at a common type: the literal typing of the
+   * simplifier's conformance table ("a plain literal has already been coerced exactly to T").
+   */
+  public static ExprBinder forPredicate(String sql, Scope scope, boolean constantsTakeOtherSideType) {
+    ExprBinder b = new ExprBinder(sql, scope, false, List.of());
+    b.constantsTakeOtherSideType = constantsTakeOtherSideType;
+    return b;
+  }
+
+  /** Binds a predicate: it must be BOOLEAN (an untyped NULL becomes a BOOLEAN NULL). */
+  public Expr bindPredicate(Expression e) {
+    Expr b = bind(e);
+    if (SqlTypes.isNull(b.type())) return coerce(b, SqlTypes.BOOLEAN);
+    if (!SqlTypes.isBoolean(b.type())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY,
+          "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(b.type()) + ": " + e);
+    }
+    return b;
+  }
+
+  /** Whether {@code e} reads no column and calls nothing volatile. */
+  public static boolean isConstant(Expr e) {
+    if (e instanceof Expr.ColumnRef) return false;
+    if (e instanceof Expr.Call c && c.volatility() == Expr.Volatility.VOLATILE) return false;
+    for (Expr c : e.children()) if (!isConstant(c)) return false;
+    return true;
   }
 
   /** Columns referenced outside of any aggregate call. */
@@ -103,6 +143,23 @@ final class ExprBinder {
     if (e instanceof Between b) return between(b);
     if (e instanceof CastExpression c) return cast(c);
     if (e instanceof Function f) return function(f);
+    if (e instanceof IsDistinctExpression d) return distinct(d);
+    if (e instanceof LikeExpression l) return like(l);
+    if (e instanceof ExtractExpression x) {
+      return call("date_part", List.of(new Expr.Literal(x.getName().toLowerCase(Locale.ROOT), SqlTypes.VARCHAR),
+          bind(x.getExpression())), x.toString());
+    }
+    if (e instanceof TimeKeyExpression t) return timeKey(t);
+    if (e instanceof CaseExpression c) return caseWhen(c);
+    if (e instanceof Concat c) return call("concat_op", List.of(bind(c.getLeftExpression()), bind(c.getRightExpression())), c.toString());
+    if (e instanceof IsBooleanExpression b) {
+      // x IS [NOT] TRUE/FALSE is null-safe equality with the boolean
+      Expr x = bool(b.getLeftExpression(), "IS " + (b.isTrue() ? "TRUE" : "FALSE"));
+      return new Expr.DistinctFrom(x, b.isTrue() ? Expr.Literal.TRUE : Expr.Literal.FALSE, !b.isNot());
+    }
+    if (e instanceof IsUnknownExpression u) {
+      return new Expr.IsNull(bool(u.getLeftExpression(), "IS UNKNOWN"), u.isNot());
+    }
     if (e instanceof JdbcParameter) throw QuiverException.unsupported("a '?' parameter", SqlPositions.suffix(sql, "?"));
     if (e instanceof Select) throw QuiverException.unsupported("a subquery");
     throw QuiverException.unsupported(describe(e));
@@ -251,8 +308,23 @@ final class ExprBinder {
   }
 
   private Expr compare(CmpOp op, Expr l, Expr r, String text) {
-    ArrowType t = commonOrFail(l.type(), r.type(), text);
+    ArrowType t = meet(l, r, text);
     return new Expr.Comparison(op, coerce(l, t), coerce(r, t));
+  }
+
+  /** The type two compared operands are coerced to. */
+  private ArrowType meet(Expr l, Expr r, String text) {
+    if (constantsTakeOtherSideType) {
+      boolean lc = isConstant(l);
+      boolean rc = isConstant(r);
+      if (rc && !lc && castableTo(r, l.type())) return l.type();
+      if (lc && !rc && castableTo(l, r.type())) return r.type();
+    }
+    return commonOrFail(l.type(), r.type(), text);
+  }
+
+  private static boolean castableTo(Expr constant, ArrowType t) {
+    return SqlTypes.isNull(constant.type()) || SqlTypes.comparisonCommon(constant.type(), t) != null;
   }
 
   private static ArrowType commonOrFail(ArrowType a, ArrowType b, String text) {
@@ -285,7 +357,11 @@ final class ExprBinder {
     List<Expr> items = new ArrayList<>();
     for (Expression x : list) items.add(bind(x));
     ArrowType t = value.type();
-    for (Expr item : items) t = commonOrFail(t, item.type(), in.toString());
+    boolean adopt = constantsTakeOtherSideType && !isConstant(value)
+        && items.stream().allMatch(i -> isConstant(i) && castableTo(i, value.type()));
+    if (!adopt) {
+      for (Expr item : items) t = commonOrFail(t, item.type(), in.toString());
+    }
     List<Expr> coerced = new ArrayList<>();
     for (Expr item : items) coerced.add(coerce(item, t));
     return new Expr.InList(coerce(value, t), coerced, in.isNot());
@@ -300,6 +376,7 @@ final class ExprBinder {
   }
 
   private Expr cast(CastExpression c) {
+    if (c.isImplicitCast() && c.getLeftExpression() instanceof StringValue text) return typedLiteral(c, text.getValue());
     Expr input = bind(c.getLeftExpression());
     ArrowType target = SqlTypes.parse(c.getColDataType().getDataType(),
         c.getColDataType().getArgumentsStringList() == null ? List.of() : c.getColDataType().getArgumentsStringList());
@@ -311,6 +388,127 @@ final class ExprBinder {
     return new Expr.Cast(input, target, safe);
   }
 
+  /**
+   * A typed literal such as {@code DATE '2024-01-01'} or {@code TIMESTAMP '2024-01-01 10:00:00.5+02:00'}:
+   * a timestamp with an offset is an instant (WITH TIME ZONE), one with more than six fractional
+   * digits keeps nanoseconds.
+   */
+  private Expr typedLiteral(CastExpression c, String raw) {
+    String text = raw.replace("''", "'");
+    String typeName = c.getColDataType().getDataType();
+    ArrowType type = SqlTypes.parse(typeName, List.of());
+    if (type instanceof org.apache.arrow.vector.types.pojo.ArrowType.Timestamp) {
+      boolean offset = text.trim().matches(".*\\d[ T]\\d.*([+-]\\d{2}(:?\\d{2})?|Z)$");
+      java.util.regex.Matcher frac = java.util.regex.Pattern.compile("\\.(\\d+)").matcher(text);
+      boolean nanos = frac.find() && frac.group(1).length() > 6;
+      type = new org.apache.arrow.vector.types.pojo.ArrowType.Timestamp(
+          nanos ? org.apache.arrow.vector.types.TimeUnit.NANOSECOND : org.apache.arrow.vector.types.TimeUnit.MICROSECOND,
+          offset || type.equals(SqlTypes.TIMESTAMPTZ) ? "UTC" : null);
+    }
+    try {
+      return new Expr.Literal(Casts.cast(text, SqlTypes.VARCHAR, type), type);
+    } catch (QuiverException e) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, e.getMessage() + SqlPositions.suffix(sql, typeName));
+    }
+  }
+
+  private Expr distinct(IsDistinctExpression d) {
+    Expr l = bind(d.getLeftExpression());
+    Expr r = bind(d.getRightExpression());
+    ArrowType t = meet(l, r, d.toString());
+    return new Expr.DistinctFrom(coerce(l, t), coerce(r, t), d.isNot());
+  }
+
+  private Expr like(LikeExpression l) {
+    if (l.getEscape() != null) throw QuiverException.unsupported("LIKE ... ESCAPE");
+    String kw = l.getLikeKeyWord().name();
+    if (!kw.equals("LIKE") && !kw.equals("ILIKE")) throw QuiverException.unsupported(kw);
+    Expr input = bind(l.getLeftExpression());
+    Expr pattern = bind(l.getRightExpression());
+    for (Expr x : List.of(input, pattern)) {
+      if (!SqlTypes.isString(x.type()) && !SqlTypes.isNull(x.type())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, kw + " is not defined for " + SqlTypes.sqlName(x.type()) + ": " + l);
+      }
+    }
+    return new Expr.Like(coerce(input, SqlTypes.VARCHAR), coerce(pattern, SqlTypes.VARCHAR), kw.equals("ILIKE"), l.isNot());
+  }
+
+  private Expr timeKey(TimeKeyExpression t) {
+    String k = t.getStringValue().toUpperCase(Locale.ROOT).replace("()", "");
+    return switch (k) {
+      case "CURRENT_DATE" -> call("current_date", List.of(), k);
+      case "CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP" -> call("now", List.of(), k);
+      default -> throw QuiverException.unsupported(k);
+    };
+  }
+
+  /** A call of a registered scalar function, with its arguments coerced as the function types them. */
+  Expr call(String name, List<Expr> args, String text) {
+    dev.quiver.planner.kernel.Functions.Def def = dev.quiver.planner.kernel.Functions.lookup(name);
+    if (def == null) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + name + " does not exist" + SqlPositions.suffix(sql, name));
+    }
+    if (args.size() < def.minArgs() || args.size() > def.maxArgs()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes "
+          + (def.minArgs() == def.maxArgs() ? def.minArgs() : def.minArgs() + ".." + def.maxArgs()) + " arguments: " + text);
+    }
+    List<Expr> coerced = new ArrayList<>(args);
+    switch (def.name()) {
+      case "concat_op" -> coerced.replaceAll(a -> coerce(a, SqlTypes.VARCHAR));
+      case "regexp_like", "lower", "upper", "length", "trim" -> coerced.replaceAll(a -> coerce(a, SqlTypes.VARCHAR));
+      case "substring", "round" -> {
+        for (int i = 1; i < coerced.size(); i++) coerced.set(i, coerce(coerced.get(i), SqlTypes.BIGINT));
+        if (def.name().equals("substring")) coerced.set(0, coerce(coerced.get(0), SqlTypes.VARCHAR));
+        else coerced.set(0, coerce(coerced.get(0), SqlTypes.signedView(coerced.get(0).type())));
+      }
+      case "abs" -> coerced.set(0, coerce(coerced.get(0), SqlTypes.signedView(coerced.get(0).type())));
+      case "date_trunc", "date_part" -> {
+        coerced.set(0, coerce(coerced.get(0), SqlTypes.VARCHAR));
+        if (!SqlTypes.isTemporal(coerced.get(1).type())) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " needs a DATE or TIMESTAMP, not "
+              + SqlTypes.sqlName(coerced.get(1).type()) + ": " + text);
+        }
+      }
+      case "coalesce", "nullif" -> {
+        ArrowType t = coerced.get(0).type();
+        for (Expr a : coerced) t = commonOrFail(t, a.type(), text);
+        ArrowType common = t;
+        coerced.replaceAll(a -> coerce(a, common));
+      }
+      default -> { }
+    }
+    List<ArrowType> types = coerced.stream().map(Expr::type).toList();
+    ArrowType type = def.typer().resultType(types);
+    boolean nullable = switch (def.name()) {
+      case "coalesce" -> coerced.stream().allMatch(Expr::nullable);
+      case "nullif" -> true;
+      case "now", "current_date", "random" -> false;
+      default -> coerced.stream().anyMatch(Expr::nullable);
+    };
+    return new Expr.Call(def.name(), coerced, type, nullable, def.volatility());
+  }
+
+  private Expr caseWhen(CaseExpression c) {
+    Expr subject = c.getSwitchExpression() == null ? null : bind(c.getSwitchExpression());
+    List<Expr> conditions = new ArrayList<>();
+    List<Expr> results = new ArrayList<>();
+    for (net.sf.jsqlparser.expression.WhenClause w : c.getWhenClauses()) {
+      if (subject == null) {
+        conditions.add(bool(w.getWhenExpression(), "CASE WHEN"));
+      } else {
+        conditions.add(compare(CmpOp.EQ, subject, bind(w.getWhenExpression()), c.toString()));
+      }
+      results.add(bind(w.getThenExpression()));
+    }
+    Expr otherwise = c.getElseExpression() == null ? Expr.Literal.nullOf(SqlTypes.NULL) : bind(c.getElseExpression());
+    ArrowType t = otherwise.type();
+    for (Expr r : results) t = commonOrFail(t, r.type(), c.toString());
+    if (SqlTypes.isNull(t)) t = SqlTypes.BOOLEAN;
+    List<Expr.When> whens = new ArrayList<>();
+    for (int i = 0; i < conditions.size(); i++) whens.add(new Expr.When(conditions.get(i), coerce(results.get(i), t)));
+    return new Expr.Case(whens, coerce(otherwise, t), t);
+  }
+
   private Expr function(Function f) {
     String name = f.getName().toLowerCase(Locale.ROOT);
     AggFunc agg = switch (name) {
@@ -318,8 +516,22 @@ final class ExprBinder {
       case "max" -> AggFunc.MAX; case "avg" -> AggFunc.AVG; default -> null;
     };
     if (agg == null) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + f.getName() + " does not exist"
-          + SqlPositions.suffix(sql, f.getName()));
+      List<Expr> args = new ArrayList<>();
+      if (f.getParameters() != null) for (Expression x : f.getParameters()) args.add(bind(x));
+      String n = switch (name) {
+        case "current_timestamp" -> "now";
+        case "datepart" -> "date_part";
+        case "substr" -> "substring";
+        case "regexp_matches" -> "regexp_like";
+        case "concat" -> "concat_op";
+        default -> name;
+      };
+      if (n.equals("concat_op") && args.size() != 2) {
+        Expr acc = args.isEmpty() ? new Expr.Literal("", SqlTypes.VARCHAR) : args.get(0);
+        for (int i = 1; i < args.size(); i++) acc = call("concat_op", List.of(acc, args.get(i)), f.toString());
+        return acc;
+      }
+      return call(n, args, f.toString());
     }
     if (!allowAggregates) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function " + name + " is not allowed here"

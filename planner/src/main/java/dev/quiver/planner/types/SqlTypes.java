@@ -73,6 +73,20 @@ public final class SqlTypes {
   /** A type from its SQL name and arguments, as in {@code CAST(x AS DECIMAL(10,2))}. */
   public static ArrowType parse(String name, List<String> args) {
     String n = name.trim().toUpperCase(Locale.ROOT).replaceAll("\\s+", " ");
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("^([A-Z][A-Z0-9 ]*?)\\s*(?:\\(([^)]*)\\))?\\s*(WITH TIME ZONE|WITHOUT TIME ZONE)?$").matcher(n);
+    if (m.matches() && (m.group(2) != null || m.group(3) != null)) {
+      List<String> inner = m.group(2) == null ? args : List.of(m.group(2).split("\\s*,\\s*"));
+      String base = m.group(1).trim();
+      if (base.equals("TIMESTAMP") || base.equals("TIMESTAMPTZ")) {
+        boolean zoned = base.equals("TIMESTAMPTZ") || "WITH TIME ZONE".equals(m.group(3));
+        int p = inner.isEmpty() ? 6 : Integer.parseInt(inner.get(0).trim());
+        TimeUnit unit = p <= 0 ? TimeUnit.SECOND : p <= 3 ? TimeUnit.MILLISECOND : p <= 6 ? TimeUnit.MICROSECOND
+            : TimeUnit.NANOSECOND;
+        return new ArrowType.Timestamp(unit, zoned ? "UTC" : null);
+      }
+      return parse(base + (m.group(3) == null ? "" : " " + m.group(3)), inner);
+    }
     switch (n) {
       case "BOOLEAN": case "BOOL": return BOOLEAN;
       case "TINYINT": case "INT1": return TINYINT;

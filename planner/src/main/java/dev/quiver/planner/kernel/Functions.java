@@ -1,0 +1,214 @@
+package dev.quiver.planner.kernel;
+
+import dev.quiver.planner.expr.Expr.Volatility;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import dev.quiver.scan.Values;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.time.temporal.IsoFields;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The scalar functions: how each is typed, how volatile it is, and its value-level implementation
+ * (physical-form values of {@link Values}). Strict functions return NULL when an argument is NULL.
+ */
+public final class Functions {
+  /** Patterns longer than this are refused, so compiling one at plan time stays cheap (RE2/J is linear). */
+  public static final int MAX_PATTERN_LENGTH = 10_000;
+
+  /** A function's value for one row. */
+  @FunctionalInterface
+  public interface Impl {
+    Object apply(Object[] args, ArrowType[] argTypes, ArrowType resultType, EvalContext ctx);
+  }
+
+  /** Types the arguments (after the analyzer's coercion) and returns the result type. */
+  @FunctionalInterface
+  public interface Typer {
+    ArrowType resultType(List<ArrowType> args);
+  }
+
+  public record Def(String name, Volatility volatility, boolean strict, int minArgs, int maxArgs, Typer typer,
+      Impl impl) {}
+
+  private static final Map<String, Def> DEFS = Map.ofEntries(
+      def("abs", 1, 1, a -> numeric(a.get(0), "abs"), (v, t, r, c) -> abs(v[0])),
+      def("round", 1, 2, a -> numeric(a.get(0), "round"), (v, t, r, c) -> round(v, t)),
+      def("lower", 1, 1, a -> string(a.get(0), "lower"), (v, t, r, c) -> ((String) v[0]).toLowerCase(Locale.ROOT)),
+      def("upper", 1, 1, a -> string(a.get(0), "upper"), (v, t, r, c) -> ((String) v[0]).toUpperCase(Locale.ROOT)),
+      def("length", 1, 1, a -> { string(a.get(0), "length"); return SqlTypes.BIGINT; },
+          (v, t, r, c) -> (long) ((String) v[0]).codePointCount(0, ((String) v[0]).length())),
+      def("trim", 1, 1, a -> string(a.get(0), "trim"), (v, t, r, c) -> ((String) v[0]).strip()),
+      def("substring", 2, 3, a -> string(a.get(0), "substring"), (v, t, r, c) -> substring(v)),
+      def("concat_op", 2, 2, a -> SqlTypes.VARCHAR, (v, t, r, c) -> text(v[0], t[0]) + text(v[1], t[1])),
+      def("regexp_like", 2, 2, a -> SqlTypes.BOOLEAN,
+          (v, t, r, c) -> compile((String) v[1]).matcher((String) v[0]).find()),
+      def("date_trunc", 2, 2, a -> a.get(1), (v, t, r, c) -> dateTrunc((String) v[0], (Long) v[1], t[1])),
+      def("date_part", 2, 2, a -> SqlTypes.BIGINT, (v, t, r, c) -> datePart((String) v[0], (Long) v[1], t[1], c)),
+      Map.entry("now", new Def("now", Volatility.STABLE, false, 0, 0, a -> SqlTypes.TIMESTAMPTZ,
+          (v, t, r, c) -> c.startMicros())),
+      Map.entry("current_date", new Def("current_date", Volatility.STABLE, false, 0, 0, a -> SqlTypes.DATE,
+          (v, t, r, c) -> Instant.ofEpochSecond(Math.floorDiv(c.startMicros(), 1_000_000L)).atZone(c.zone())
+              .toLocalDate().toEpochDay())),
+      Map.entry("random", new Def("random", Volatility.VOLATILE, false, 0, 0, a -> SqlTypes.DOUBLE,
+          (v, t, r, c) -> ThreadLocalRandom.current().nextDouble())),
+      Map.entry("coalesce", new Def("coalesce", Volatility.IMMUTABLE, false, 1, Integer.MAX_VALUE, a -> a.get(0),
+          (v, t, r, c) -> {
+            for (Object x : v) if (x != null) return x;
+            return null;
+          })),
+      Map.entry("nullif", new Def("nullif", Volatility.IMMUTABLE, false, 2, 2, a -> a.get(0),
+          (v, t, r, c) -> v[0] != null && v[1] != null && Kernels.compareObjects(Kernels.family(t[0]), v[0], v[1]) == 0
+              ? null : v[0])));
+
+  private Functions() {}
+
+  private static Map.Entry<String, Def> def(String name, int min, int max, Typer typer, Impl impl) {
+    return Map.entry(name, new Def(name, Volatility.IMMUTABLE, true, min, max, typer, impl));
+  }
+
+  public static Def lookup(String name) {
+    return DEFS.get(name.toLowerCase(Locale.ROOT));
+  }
+
+  private static ArrowType numeric(ArrowType t, String f) {
+    if (!SqlTypes.isNumeric(t) && !SqlTypes.isNull(t)) throw invalid(f, t);
+    return SqlTypes.isNull(t) ? SqlTypes.INTEGER : SqlTypes.signedView(t);
+  }
+
+  private static ArrowType string(ArrowType t, String f) {
+    if (!SqlTypes.isString(t) && !SqlTypes.isNull(t)) throw invalid(f, t);
+    return SqlTypes.VARCHAR;
+  }
+
+  private static QuiverException invalid(String f, ArrowType t) {
+    return new QuiverException(ErrorCode.INVALID_QUERY, "function " + f + " is not defined for " + SqlTypes.sqlName(t));
+  }
+
+  private static Object abs(Object v) {
+    if (v instanceof Double d) return Math.abs(d);
+    if (v instanceof BigDecimal b) return b.abs();
+    long l = (Long) v;
+    if (l == Long.MIN_VALUE) throw new QuiverException(ErrorCode.DATA_ERROR, "abs(" + l + ") is out of range");
+    return Math.abs(l);
+  }
+
+  private static Object round(Object[] v, ArrowType[] t) {
+    int digits = v.length > 1 ? (int) (long) (Long) v[1] : 0;
+    if (v[0] instanceof Double d) {
+      if (Double.isNaN(d) || Double.isInfinite(d)) return d;
+      return new BigDecimal(Double.toString(d)).setScale(digits, RoundingMode.HALF_UP).doubleValue();
+    }
+    if (v[0] instanceof BigDecimal b) {
+      return b.setScale(Math.min(digits, b.scale()), RoundingMode.HALF_UP).setScale(b.scale(), RoundingMode.UNNECESSARY);
+    }
+    if (digits >= 0) return v[0];
+    BigDecimal r = BigDecimal.valueOf((Long) v[0]).setScale(digits, RoundingMode.HALF_UP);
+    return r.longValueExact();
+  }
+
+  private static Object substring(Object[] v) {
+    String s = (String) v[0];
+    long start = (Long) v[1];
+    long len = v.length > 2 ? (Long) v[2] : Long.MAX_VALUE;
+    if (len < 0) throw new QuiverException(ErrorCode.DATA_ERROR, "negative substring length not allowed");
+    int[] cps = s.codePoints().toArray();
+    long from = Math.max(start, 1);
+    long to = len == Long.MAX_VALUE ? cps.length + 1L : Math.min(cps.length + 1L, start + len);
+    if (to <= from) return "";
+    return new String(cps, (int) from - 1, (int) (to - from));
+  }
+
+  private static String text(Object v, ArrowType t) {
+    return v instanceof String s ? s : Values.format(v, t);
+  }
+
+  /** A regular expression compiled with RE2/J: linear-time matching, bounded pattern size. */
+  public static com.google.re2j.Pattern compile(String pattern) {
+    if (pattern.length() > MAX_PATTERN_LENGTH) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "regular expression longer than " + MAX_PATTERN_LENGTH + " characters");
+    }
+    try {
+      return com.google.re2j.Pattern.compile(pattern);
+    } catch (com.google.re2j.PatternSyntaxException e) {
+      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid regular expression '" + pattern + "': " + e.getDescription());
+    }
+  }
+
+  private static ChronoUnit truncUnit(String unit) {
+    return switch (unit.toLowerCase(Locale.ROOT)) {
+      case "second" -> ChronoUnit.SECONDS;
+      case "minute" -> ChronoUnit.MINUTES;
+      case "hour" -> ChronoUnit.HOURS;
+      case "day" -> ChronoUnit.DAYS;
+      case "week" -> ChronoUnit.WEEKS;
+      case "month" -> ChronoUnit.MONTHS;
+      case "quarter" -> null;
+      case "year" -> ChronoUnit.YEARS;
+      default -> throw new QuiverException(ErrorCode.INVALID_QUERY, "unknown date_trunc unit '" + unit + "'");
+    };
+  }
+
+  private static LocalDateTime toDateTime(long v, ArrowType t) {
+    if (t instanceof ArrowType.Date) return LocalDate.ofEpochDay(v).atStartOfDay();
+    ArrowType.Timestamp ts = (ArrowType.Timestamp) t;
+    long per = Casts.unitsPerSecond(ts.getUnit());
+    return LocalDateTime.ofEpochSecond(Math.floorDiv(v, per), (int) (Math.floorMod(v, per) * (1_000_000_000L / per)), ZoneOffset.UTC);
+  }
+
+  private static long fromDateTime(LocalDateTime dt, ArrowType t) {
+    if (t instanceof ArrowType.Date) return dt.toLocalDate().toEpochDay();
+    long per = Casts.unitsPerSecond(((ArrowType.Timestamp) t).getUnit());
+    return dt.toEpochSecond(ZoneOffset.UTC) * per + dt.getNano() / (1_000_000_000L / per);
+  }
+
+  /** Truncates a date or timestamp to the start of its unit (timestamps in UTC). */
+  public static long dateTrunc(String unit, long v, ArrowType t) {
+    LocalDateTime dt = toDateTime(v, t);
+    ChronoUnit u = truncUnit(unit);
+    LocalDateTime r;
+    if (u == null) {
+      r = LocalDate.of(dt.getYear(), ((dt.getMonthValue() - 1) / 3) * 3 + 1, 1).atStartOfDay();
+    } else if (u == ChronoUnit.YEARS) {
+      r = LocalDate.of(dt.getYear(), 1, 1).atStartOfDay();
+    } else if (u == ChronoUnit.MONTHS) {
+      r = LocalDate.of(dt.getYear(), dt.getMonth(), 1).atStartOfDay();
+    } else if (u == ChronoUnit.WEEKS) {
+      LocalDate d = dt.toLocalDate();
+      r = d.minusDays(d.getDayOfWeek().getValue() - 1L).atStartOfDay();
+    } else {
+      r = dt.truncatedTo(u);
+    }
+    return fromDateTime(r, t);
+  }
+
+  private static long datePart(String field, long v, ArrowType t, EvalContext c) {
+    LocalDateTime dt = toDateTime(v, t);
+    return switch (field.toLowerCase(Locale.ROOT)) {
+      case "year" -> dt.getYear();
+      case "quarter" -> (dt.getMonthValue() - 1) / 3 + 1;
+      case "month" -> dt.getMonthValue();
+      case "week" -> dt.get(IsoFields.WEEK_OF_WEEK_BASED_YEAR);
+      case "day" -> dt.getDayOfMonth();
+      case "doy" -> dt.getDayOfYear();
+      case "dow" -> dt.getDayOfWeek().getValue() % 7;
+      case "hour" -> dt.getHour();
+      case "minute" -> dt.getMinute();
+      case "second" -> dt.getSecond();
+      case "epoch" -> dt.toEpochSecond(ZoneOffset.UTC);
+      default -> throw new QuiverException(ErrorCode.INVALID_QUERY, "unknown date part '" + field + "'");
+    };
+  }
+
+}

@@ -1,0 +1,31 @@
+package dev.quiver.planner.optimizer.simplify;
+
+import dev.quiver.planner.expr.Expr;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code x AND NOT x} and {@code x OR NOT x}.
+ * <p>Before: {@code c AND NOT c}; after: {@code (c IS NULL AND NULL)} (FALSE when c is never NULL);
+ * {@code c OR NOT c} gives {@code (c IS NOT NULL OR NULL)} (TRUE when c is never NULL).
+ * <p>Legal in three-valued logic for deterministic x: for non-NULL x one side is TRUE and one FALSE,
+ * for NULL x both are NULL.
+ */
+public final class CollapseComplement implements ChainRule {
+  @Override
+  public String name() {
+    return "CollapseComplement";
+  }
+
+  @Override
+  public List<Expr> apply(boolean and, List<Expr> terms) {
+    Set<Expr> set = new HashSet<>(terms);
+    for (Expr t : terms) {
+      if (t instanceof Expr.Not n && set.contains(n.input()) && !ExprFacts.isVolatile(n.input())) {
+        return List.of(and ? Guards.falseIfNotNull(n.input()) : Guards.trueIfNotNull(n.input()));
+      }
+    }
+    return terms;
+  }
+}

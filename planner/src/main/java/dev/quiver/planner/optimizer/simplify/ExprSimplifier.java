@@ -1,0 +1,129 @@
+package dev.quiver.planner.optimizer.simplify;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.optimizer.OptimizerContext;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Runs the simplifier's rules over an expression, bottom-up, pass after pass, until nothing changes
+ * (bounded). Node rules see a node whose children are already simplified; chain rules see a whole
+ * AND (or OR) chain at once, flattened, so a long conjunction is handled in one step, not one per level.
+ */
+public final class ExprSimplifier {
+  public static final int MAX_PASSES = 16;
+  private static final int MAX_NODE_ROUNDS = 8;
+
+  private final List<ExprRule> nodeRules;
+  private final List<ChainRule> chainRules;
+
+  public ExprSimplifier(List<ExprRule> nodeRules, List<ChainRule> chainRules) {
+    this.nodeRules = List.copyOf(nodeRules);
+    this.chainRules = List.copyOf(chainRules);
+  }
+
+  public static ExprSimplifier standard() {
+    return new ExprSimplifier(
+        List.of(new FoldConstants(), new PropagateNulls(), new PushNotIntoExpression(), new MoveLiteralToRight(),
+            new SimplifyInList(), new SimplifyBooleanComparison(), new SimplifySelfComparison(), new SimplifyIsNull(),
+            new SimplifyLike(), new SimplifyRegexpLike(), new SimplifyCase(), new MultiplyByZero(),
+            new UnwrapCastInComparison(), new UnwrapCastInList(), new UnwrapDateCast(), new RangeForMonotonicFunction()),
+        List.of(new RemoveBooleanConstants(), new DeduplicateTerms(), new CollapseComplement(), new AbsorbTerms(),
+            new FactorCommonConjuncts(), new CombineInLists(), new RemoveRedundantInequality(),
+            new CollapseClosedRange()));
+  }
+
+  /** The simplified expression; names of the rules that changed something go to {@code fired}. */
+  public Expr simplify(Expr e, OptimizerContext context, Set<String> fired) {
+    for (int pass = 0; pass < MAX_PASSES; pass++) {
+      Expr next = visit(e, context, fired);
+      if (next.equals(e)) return next;
+      e = next;
+    }
+    return e;
+  }
+
+  /**
+   * The simplified form of a WHERE condition: simplify, then treat UNKNOWN as FALSE wherever the root
+   * reaches through AND / OR only, then simplify again.
+   */
+  public Expr simplifyFilter(Expr e, OptimizerContext context, Set<String> fired) {
+    Expr s = simplify(e, context, fired);
+    Expr w = FilterContext.unknownAsFalse(s);
+    if (!w.equals(s)) fired.add("SimplifyFilterPredicate");
+    return simplify(w, context, fired);
+  }
+
+  private Expr visit(Expr node, OptimizerContext context, Set<String> fired) {
+    if (node instanceof Expr.And || node instanceof Expr.Or) return visitChain(node instanceof Expr.And, node, context, fired);
+    List<Expr> children = node.children();
+    if (!children.isEmpty()) {
+      List<Expr> next = new ArrayList<>(children.size());
+      boolean changed = false;
+      for (Expr c : children) {
+        Expr n = visit(c, context, fired);
+        changed |= n != c;
+        next.add(n);
+      }
+      if (changed) node = node.withChildren(next);
+    }
+    for (int round = 0; round < MAX_NODE_ROUNDS; round++) {
+      Expr before = node;
+      for (ExprRule rule : nodeRules) {
+        Expr n = rule.apply(node, context);
+        if (n != node && !n.equals(node)) {
+          fired.add(rule.name());
+          node = n;
+          if (node instanceof Expr.And || node instanceof Expr.Or) return node; // chains are the next pass's
+        }
+      }
+      if (node == before) break;
+    }
+    return node;
+  }
+
+  private Expr visitChain(boolean and, Expr node, OptimizerContext context, Set<String> fired) {
+    List<Expr> terms = new ArrayList<>();
+    for (Expr t : flatten(and, node)) terms.add(visit(t, context, fired));
+    for (ChainRule rule : chainRules) {
+      List<Expr> next = rule.apply(and, terms);
+      if (next != terms && !next.equals(terms)) {
+        fired.add(rule.name());
+        terms = next;
+      }
+      if (terms.size() == 1) return terms.get(0);
+    }
+    return build(and, terms);
+  }
+
+  /** The terms of a maximal AND (or OR) chain, left to right, without recursion. */
+  static List<Expr> flatten(boolean and, Expr e) {
+    List<Expr> out = new ArrayList<>();
+    Deque<Expr> stack = new ArrayDeque<>();
+    stack.push(e);
+    while (!stack.isEmpty()) {
+      Expr x = stack.pop();
+      if (and && x instanceof Expr.And a) {
+        stack.push(a.right());
+        stack.push(a.left());
+      } else if (!and && x instanceof Expr.Or o) {
+        stack.push(o.right());
+        stack.push(o.left());
+      } else {
+        out.add(x);
+      }
+    }
+    return out;
+  }
+
+  /** A left-deep chain of {@code terms}; TRUE (AND) or FALSE (OR) when empty. */
+  static Expr build(boolean and, List<Expr> terms) {
+    if (terms.isEmpty()) return and ? Expr.Literal.TRUE : Expr.Literal.FALSE;
+    Expr acc = terms.get(0);
+    for (int i = 1; i < terms.size(); i++) acc = and ? new Expr.And(acc, terms.get(i)) : new Expr.Or(acc, terms.get(i));
+    return acc;
+  }
+}
