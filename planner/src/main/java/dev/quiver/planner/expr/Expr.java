@@ -68,7 +68,7 @@ public sealed interface Expr {
 
   /** Arithmetic; integer overflow and division by zero are errors. */
   record Arithmetic(ArithOp op, Expr left, Expr right, ArrowType type) implements Expr {
-    public boolean nullable() { return true; }
+    public boolean nullable() { return left.nullable() || right.nullable(); }
     public List<Expr> children() { return List.of(left, right); }
     public Expr withChildren(List<Expr> c) { return new Arithmetic(op, c.get(0), c.get(1), type); }
     public <R> R accept(ExprVisitor<R> v) { return v.visitArithmetic(this); }
@@ -149,7 +149,7 @@ public sealed interface Expr {
   record InList(Expr value, List<Expr> list, boolean negated) implements Expr {
     public InList { list = List.copyOf(list); }
     public ArrowType type() { return SqlTypes.BOOLEAN; }
-    public boolean nullable() { return value.nullable() || list.stream().anyMatch(Expr::nullable); }
+    public boolean nullable() { return !list.isEmpty() && (value.nullable() || list.stream().anyMatch(Expr::nullable)); }
     public List<Expr> children() {
       List<Expr> c = new java.util.ArrayList<>(list.size() + 1);
       c.add(value);

@@ -151,6 +151,10 @@ public final class Kernels {
       for (PhysicalExpr item : items) evaluated.add(item.eval(batch, alloc));
       BitVector out = newBool(alloc, n);
       for (int i = 0; i < n; i++) {
+        if (evaluated.isEmpty()) {
+          out.set(i, negated ? 1 : 0); // x IN () is FALSE even for a NULL x
+          continue;
+        }
         if (v.isNull(i)) continue;
         boolean match = false;
         boolean sawNull = false;

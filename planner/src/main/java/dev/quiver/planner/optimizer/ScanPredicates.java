@@ -11,11 +11,11 @@ import java.util.List;
  * comparisons of a bare column with a literal, IN lists of literals, IS [NOT] NULL, a bare boolean
  * column, and AND / OR / NOT of those.
  */
-final class ScanPredicates {
+public final class ScanPredicates {
   private ScanPredicates() {}
 
   /** The exact translation of {@code e}, or null. */
-  static ScanPredicate translate(Expr e) {
+  public static ScanPredicate translate(Expr e) {
     if (e instanceof Expr.Literal l && l.value() instanceof Boolean b) return new ScanPredicate.Const(b);
     if (e instanceof Expr.Literal l && l.value() == null) return new ScanPredicate.Const(false);
     if (e instanceof Expr.ColumnRef c) return new ScanPredicate.Compare(c.name(), Op.EQ, true, c.type());

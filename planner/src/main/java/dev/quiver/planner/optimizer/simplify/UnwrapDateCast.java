@@ -36,12 +36,19 @@ public final class UnwrapDateCast implements ExprRule {
         return dateVersusTimestamp(cmp.op(), cast.input(), ts, (Long) lit.value(), zone);
       }
     }
-    if (node instanceof Expr.DistinctFrom d && d.not() && d.left() instanceof Expr.Cast cast
-        && d.right() instanceof Expr.Literal lit && lit.value() != null && !cast.input().nullable()
-        && !ExprFacts.isVolatile(cast.input())) {
-      // IS NOT DISTINCT FROM equals = when neither side can be NULL
-      Expr eq = apply(new Expr.Comparison(CmpOp.EQ, cast, lit), context);
-      return eq instanceof Expr.Comparison ? node : eq;
+    if (node instanceof Expr.DistinctFrom d && d.left() instanceof Expr.Cast cast && d.right() instanceof Expr.Literal lit
+        && lit.value() != null && !ExprFacts.isVolatile(cast.input()) && !(cast.input() instanceof Expr.Literal)) {
+      if (cast.input().type() instanceof ArrowType.Date && cast.type() instanceof ArrowType.Timestamp ts) {
+        // date to timestamp is injective: null-safe equality carries over, an impossible instant is never equal
+        Expr eq = dateVersusTimestamp(CmpOp.EQ, cast.input(), ts, (Long) lit.value(), zone);
+        if (eq instanceof Expr.Comparison c) return new Expr.DistinctFrom(c.left(), c.right(), d.not());
+        return d.not() ? Expr.Literal.FALSE : Expr.Literal.TRUE;
+      }
+      if (d.not() && !cast.input().nullable() && cast.input().type() instanceof ArrowType.Timestamp ts
+          && cast.type() instanceof ArrowType.Date) {
+        // IS NOT DISTINCT FROM is = when the operand cannot be NULL
+        return dayRange(CmpOp.EQ, cast.input(), ts, (Long) lit.value(), zone);
+      }
     }
     return node;
   }
