@@ -153,6 +153,7 @@ class FlightSqlClientTest {
     assertThat(plan).contains("== Optimized Logical Plan ==", "== Physical Plan ==");
     List<String> verbose = statement("EXPLAIN VERBOSE SELECT event_id FROM events WHERE event_id < CAST('5' AS BIGINT)")
         .stream().map(r -> r.get(0).toString()).toList();
-    assertThat(verbose).contains("== After FoldConstants ==", "== After PushFilterIntoScan ==", "== After PruneColumns ==");
+    assertThat(verbose).contains("== After SimplifyExpressions [FoldConstants] ==", "== After PushFilterIntoScan ==",
+        "== After PruneColumns ==");
   }
 }
