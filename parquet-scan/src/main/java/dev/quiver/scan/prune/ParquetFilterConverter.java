@@ -123,9 +123,7 @@ public final class ParquetFilterConverter {
       if (r instanceof Pred pr) preds.add(pr.predicate());
     }
     if (preds.isEmpty()) return TRUE;
-    FilterPredicate acc = preds.get(0);
-    for (int i = 1; i < preds.size(); i++) acc = FilterApi.and(acc, preds.get(i));
-    return new Pred(acc, Set.of());
+    return new Pred(balanced(preds, true, 0, preds.size()), Set.of());
   }
 
   private Result or(List<ScanPredicate> children, boolean negateChildren) {
@@ -136,9 +134,16 @@ public final class ParquetFilterConverter {
       if (r instanceof Pred pr) preds.add(pr.predicate());
     }
     if (preds.isEmpty()) return FALSE;
-    FilterPredicate acc = preds.get(0);
-    for (int i = 1; i < preds.size(); i++) acc = FilterApi.or(acc, preds.get(i));
-    return new Pred(acc, Set.of());
+    return new Pred(balanced(preds, false, 0, preds.size()), Set.of());
+  }
+
+  /** A balanced and/or tree: parquet-java's filters recurse, and IN lists expand to long chains. */
+  private static FilterPredicate balanced(List<FilterPredicate> preds, boolean and, int from, int to) {
+    if (to - from == 1) return preds.get(from);
+    int mid = to - from == 2 ? from + 1 : (from + to + 1) / 2;
+    FilterPredicate l = balanced(preds, and, from, mid);
+    FilterPredicate r = balanced(preds, and, mid, to);
+    return and ? FilterApi.and(l, r) : FilterApi.or(l, r);
   }
 
   private Result compare(String column, Op op, Object value, ArrowType type) {

@@ -113,7 +113,7 @@ public sealed interface Expr {
     public List<Expr> children() { return List.of(left, right); }
     public Expr withChildren(List<Expr> c) { return new And(c.get(0), c.get(1)); }
     public <R> R accept(ExprVisitor<R> v) { return v.visitAnd(this); }
-    @Override public String toString() { return paren(left) + " AND " + paren(right); }
+    @Override public String toString() { return Exprs.flatten(true, this).stream().map(Expr::paren).collect(Collectors.joining(" AND ")); }
   }
 
   /** Three-valued OR. */
@@ -123,7 +123,7 @@ public sealed interface Expr {
     public List<Expr> children() { return List.of(left, right); }
     public Expr withChildren(List<Expr> c) { return new Or(c.get(0), c.get(1)); }
     public <R> R accept(ExprVisitor<R> v) { return v.visitOr(this); }
-    @Override public String toString() { return paren(left) + " OR " + paren(right); }
+    @Override public String toString() { return Exprs.flatten(false, this).stream().map(Expr::paren).collect(Collectors.joining(" OR ")); }
   }
 
   record Not(Expr input) implements Expr {
@@ -241,7 +241,7 @@ public sealed interface Expr {
     }
   }
 
-  private static String paren(Expr e) {
+  static String paren(Expr e) {
     return e instanceof And || e instanceof Or ? "(" + e + ")" : e.toString();
   }
 }

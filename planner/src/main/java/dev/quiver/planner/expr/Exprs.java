@@ -40,25 +40,49 @@ public final class Exprs {
 
   /** The conjuncts of a predicate: {@code a AND (b AND c)} gives [a, b, c]. */
   public static List<Expr> conjuncts(Expr e) {
+    return flatten(true, e);
+  }
+
+  /** The terms of a maximal AND (or OR) chain, left to right, without recursion (chains can be long). */
+  public static List<Expr> flatten(boolean and, Expr e) {
     List<Expr> out = new ArrayList<>();
-    splitAnd(e, out);
+    java.util.ArrayDeque<Expr> stack = new java.util.ArrayDeque<>();
+    stack.push(e);
+    while (!stack.isEmpty()) {
+      Expr x = stack.pop();
+      if (and && x instanceof Expr.And a) {
+        stack.push(a.right());
+        stack.push(a.left());
+      } else if (!and && x instanceof Expr.Or o) {
+        stack.push(o.right());
+        stack.push(o.left());
+      } else {
+        out.add(x);
+      }
+    }
     return out;
   }
 
-  private static void splitAnd(Expr e, List<Expr> out) {
-    if (e instanceof Expr.And a) {
-      splitAnd(a.left(), out);
-      splitAnd(a.right(), out);
-    } else {
-      out.add(e);
-    }
+  /**
+   * A balanced AND (or OR) tree of {@code terms}: depth log n, so that recursive walks (equality,
+   * evaluation, printing) stay shallow for predicates with thousands of terms. TRUE (FALSE) when empty.
+   */
+  public static Expr chain(boolean and, List<Expr> terms) {
+    if (terms.isEmpty()) return and ? Expr.Literal.TRUE : Expr.Literal.FALSE;
+    return chain(and, terms, 0, terms.size());
+  }
+
+  private static Expr chain(boolean and, List<Expr> terms, int from, int to) {
+    if (to - from == 1) return terms.get(from);
+    int mid = (from + to + 1) / 2;
+    if (to - from == 2) mid = from + 1;
+    Expr l = chain(and, terms, from, mid);
+    Expr r = chain(and, terms, mid, to);
+    return and ? new Expr.And(l, r) : new Expr.Or(l, r);
   }
 
   /** The conjunction of {@code parts}, or TRUE when there are none. */
   public static Expr and(List<Expr> parts) {
-    if (parts.isEmpty()) return Expr.Literal.TRUE;
-    Expr acc = parts.get(0);
-    for (int i = 1; i < parts.size(); i++) acc = new Expr.And(acc, parts.get(i));
-    return acc;
+    return chain(true, parts);
   }
 }

@@ -135,8 +135,7 @@ public final class ExprBinder {
     if (e instanceof MinorThanEquals c) return comparison(CmpOp.LE, c);
     if (e instanceof GreaterThan c) return comparison(CmpOp.GT, c);
     if (e instanceof GreaterThanEquals c) return comparison(CmpOp.GE, c);
-    if (e instanceof AndExpression a) return new Expr.And(bool(a.getLeftExpression(), "AND"), bool(a.getRightExpression(), "AND"));
-    if (e instanceof OrExpression o) return new Expr.Or(bool(o.getLeftExpression(), "OR"), bool(o.getRightExpression(), "OR"));
+    if (e instanceof AndExpression || e instanceof OrExpression) return chain(e);
     if (e instanceof NotExpression n) return new Expr.Not(bool(n.getExpression(), "NOT"));
     if (e instanceof IsNullExpression n) return new Expr.IsNull(bind(n.getLeftExpression()), n.isNot());
     if (e instanceof InExpression in) return in(in);
@@ -163,6 +162,26 @@ public final class ExprBinder {
     if (e instanceof JdbcParameter) throw QuiverException.unsupported("a '?' parameter", SqlPositions.suffix(sql, "?"));
     if (e instanceof Select) throw QuiverException.unsupported("a subquery");
     throw QuiverException.unsupported(describe(e));
+  }
+
+  /** An AND / OR chain, walked without recursion along its spine and bound as a balanced tree. */
+  private Expr chain(Expression e) {
+    boolean and = e instanceof AndExpression;
+    Class<?> kind = e.getClass();
+    List<Expr> terms = new ArrayList<>();
+    java.util.ArrayDeque<Expression> stack = new java.util.ArrayDeque<>();
+    stack.push(e);
+    while (!stack.isEmpty()) {
+      Expression x = stack.pop();
+      if (x.getClass() == kind) {
+        BinaryExpression b = (BinaryExpression) x;
+        stack.push(b.getRightExpression());
+        stack.push(b.getLeftExpression());
+      } else {
+        terms.add(bool(x, and ? "AND" : "OR"));
+      }
+    }
+    return dev.quiver.planner.expr.Exprs.chain(and, terms);
   }
 
   private static String describe(Expression e) {

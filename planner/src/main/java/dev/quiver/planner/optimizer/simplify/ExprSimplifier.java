@@ -2,9 +2,7 @@ package dev.quiver.planner.optimizer.simplify;
 
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.optimizer.OptimizerContext;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 
@@ -101,29 +99,11 @@ public final class ExprSimplifier {
 
   /** The terms of a maximal AND (or OR) chain, left to right, without recursion. */
   static List<Expr> flatten(boolean and, Expr e) {
-    List<Expr> out = new ArrayList<>();
-    Deque<Expr> stack = new ArrayDeque<>();
-    stack.push(e);
-    while (!stack.isEmpty()) {
-      Expr x = stack.pop();
-      if (and && x instanceof Expr.And a) {
-        stack.push(a.right());
-        stack.push(a.left());
-      } else if (!and && x instanceof Expr.Or o) {
-        stack.push(o.right());
-        stack.push(o.left());
-      } else {
-        out.add(x);
-      }
-    }
-    return out;
+    return dev.quiver.planner.expr.Exprs.flatten(and, e);
   }
 
-  /** A left-deep chain of {@code terms}; TRUE (AND) or FALSE (OR) when empty. */
+  /** A balanced chain of {@code terms}; TRUE (AND) or FALSE (OR) when empty. */
   static Expr build(boolean and, List<Expr> terms) {
-    if (terms.isEmpty()) return and ? Expr.Literal.TRUE : Expr.Literal.FALSE;
-    Expr acc = terms.get(0);
-    for (int i = 1; i < terms.size(); i++) acc = and ? new Expr.And(acc, terms.get(i)) : new Expr.Or(acc, terms.get(i));
-    return acc;
+    return dev.quiver.planner.expr.Exprs.chain(and, terms);
   }
 }
