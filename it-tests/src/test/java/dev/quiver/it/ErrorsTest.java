@@ -76,6 +76,9 @@ class ErrorsTest {
       "SELECT CAST('abc' AS INTEGER)|INVALID_ARGUMENT|invalid INTEGER value: 'abc'",
       "SELECT CAST(300 AS TINYINT)|INVALID_ARGUMENT|value 300 is out of range for TINYINT",
       "SELECT event_id / 0 FROM events|INVALID_ARGUMENT|division by zero",
+      "SET quiver.nope = 1|NOT_FOUND|unknown setting quiver.nope",
+      "SET quiver.optimizer.simplify = maybe|INVALID_ARGUMENT|must be true or false",
+      "SELECT regexp_like(kind, '(a') FROM events|INVALID_ARGUMENT|invalid regular expression '(a'",
       "SELECT CAST(2147483000 AS INTEGER) + CAST(event_id AS INTEGER) FROM events|INVALID_ARGUMENT|INTEGER out of range",
   })
   void badInputGetsClearErrorAndServerKeepsServing(String sql, String status, String message) throws Exception {

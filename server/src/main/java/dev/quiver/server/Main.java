@@ -13,6 +13,7 @@ public final class Main {
     int port = 31337;
     long memory = QuiverServer.DEFAULT_QUERY_MEMORY;
     boolean insecure = false;
+    dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--data" -> data = value(args, ++i);
@@ -20,6 +21,7 @@ public final class Main {
         case "--port" -> port = Integer.parseInt(value(args, ++i));
         case "--query-memory" -> memory = Long.parseLong(value(args, ++i));
         case "--insecure" -> insecure = true;
+        case "--no-simplify" -> settings = settings.withSimplify(false);
         case "-h", "--help" -> {
           usage();
           return;
@@ -42,7 +44,7 @@ public final class Main {
           + " (generating it on first use, about a minute)...");
       data = SampleData.ensure(dir).toString();
     }
-    QuiverServer server = QuiverServer.start(data, host, port, memory);
+    QuiverServer server = QuiverServer.start(data, host, port, memory, settings);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -69,10 +71,11 @@ public final class Main {
 
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
-        + " [--query-memory BYTES] [--insecure]");
+        + " [--query-memory BYTES] [--no-simplify] [--insecure]");
     System.out.println("  --data DIR   serve DIR: each *.parquet file and each directory of Parquet files is a table");
     System.out.println("               (default: the bundled sample data, generated once into ~/.cache/quiver)");
     System.out.println("  --host HOST  address to listen on (default 127.0.0.1)");
     System.out.println("  --port PORT  port to listen on (default 31337)");
+    System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }
 }

@@ -63,6 +63,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   static final long MAX_BATCH_BYTES = 4L << 20;
   private static final byte[] HANDLE_PREFIX = "quiver-sql-v1:".getBytes(StandardCharsets.UTF_8);
 
+  /** The Flight session middleware: per-client settings live in its session (cookie). */
+  static final org.apache.arrow.flight.FlightServerMiddleware.Key<org.apache.arrow.flight.ServerSessionMiddleware> SESSION =
+      org.apache.arrow.flight.FlightServerMiddleware.Key.of("quiver-session");
+  private static final Schema NO_COLUMNS = new Schema(List.of());
+
   private final QueryEngine engine;
   private final BufferAllocator root;
   private final long queryMemoryLimit;
@@ -81,7 +86,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public void createPreparedStatement(ActionCreatePreparedStatementRequest request, CallContext context,
       StreamListener<Result> listener) {
     try {
-      Schema schema = plan(request.getQuery());
+      Schema schema = plan(request.getQuery(), context);
       ActionCreatePreparedStatementResult result = ActionCreatePreparedStatementResult.newBuilder()
           .setPreparedStatementHandle(ByteString.copyFrom(encode(request.getQuery())))
           .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
@@ -103,7 +108,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public FlightInfo getFlightInfoPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      Schema schema = plan(decode(command.getPreparedStatementHandle()));
+      Schema schema = plan(decode(command.getPreparedStatementHandle()), context);
       return info(schema, descriptor, pack(command).toByteArray());
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
@@ -114,7 +119,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public SchemaResult getSchemaPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(decode(command.getPreparedStatementHandle())));
+      return new SchemaResult(plan(decode(command.getPreparedStatementHandle()), context));
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -123,14 +128,14 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       ServerStreamListener listener) {
-    run(command.getPreparedStatementHandle(), listener);
+    run(command.getPreparedStatementHandle(), context, listener);
   }
 
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      Schema schema = plan(command.getQuery());
+      Schema schema = plan(command.getQuery(), context);
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
           .setStatementHandle(ByteString.copyFrom(encode(command.getQuery()))).build();
       return info(schema, descriptor, pack(ticket).toByteArray());
@@ -143,7 +148,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(command.getQuery()));
+      return new SchemaResult(plan(command.getQuery(), context));
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -151,7 +156,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    run(ticket.getStatementHandle(), listener);
+    run(ticket.getStatementHandle(), context, listener);
   }
 
   private static FlightInfo info(Schema schema, FlightDescriptor descriptor, byte[] ticket) {
@@ -179,19 +184,78 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
   }
 
-  /** Plans {@code sql} and returns the schema its results will have. */
-  private Schema plan(String sql) {
+  /** Plans {@code sql} and returns the schema its results will have (none for a SET). */
+  private Schema plan(String sql, CallContext context) {
+    if (SessionSettings.parse(sql) != null) return NO_COLUMNS;
     try (BufferAllocator allocator = newQueryAllocator()) {
-      return withColumnMetadata(engine.prepare(sql, allocator).schema(), null);
+      return withColumnMetadata(engine.prepare(sql, allocator, settings(context)).schema(), null);
     }
   }
 
-  private void run(ByteString handle, ServerStreamListener listener) {
+  /** The session's settings over the server's defaults. */
+  private dev.quiver.planner.QuerySettings settings(CallContext context) {
+    org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
+    return SessionSettings.of(m != null && m.hasSession() ? m.getSession() : null, engine.defaults());
+  }
+
+  /** Applies a SET statement to the caller's session (creating it); false if {@code sql} is no SET. */
+  private boolean applySet(String sql, CallContext context) {
+    SessionSettings.Assignment a = SessionSettings.parse(sql);
+    if (a == null) return false;
+    org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
+    if (m == null) throw new QuiverException(ErrorCode.UNSUPPORTED, "SET without sessions");
+    SessionSettings.apply(m.getSession(), a);
+    return true;
+  }
+
+  @Override
+  public Runnable acceptPutStatement(org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate command,
+      CallContext context, org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    return () -> update(command.getQuery(), context, flightStream, ackStream);
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementUpdate(
+      org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate command, CallContext context,
+      org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    return () -> update(decode(command.getPreparedStatementHandle()), context, flightStream, ackStream);
+  }
+
+  /** The update path: only SET is an update in read-only Quiver; it answers an unknown record count (-1). */
+  private void update(String sql, CallContext context, org.apache.arrow.flight.FlightStream in,
+      StreamListener<org.apache.arrow.flight.PutResult> ack) {
+    try {
+      while (in.next()) {
+        // parameters are not used by SET; drain them
+      }
+      if (!applySet(sql, context)) {
+        throw QuiverException.unsupported("updates (Quiver is read-only); '" + sql.strip() + "'");
+      }
+      byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(-1).build()
+          .toByteArray();
+      try (org.apache.arrow.memory.ArrowBuf buf = root.buffer(result.length)) {
+        buf.writeBytes(result);
+        ack.onNext(org.apache.arrow.flight.PutResult.metadata(buf));
+      }
+      ack.onCompleted();
+    } catch (Throwable t) {
+      ack.onError(ErrorMapping.toFlight(t));
+    }
+  }
+
+  private void run(ByteString handle, CallContext context, ServerStreamListener listener) {
     BufferAllocator allocator = null;
     try {
       String sql = decode(handle);
       allocator = newQueryAllocator();
-      PreparedQuery query = engine.prepare(sql, allocator);
+      if (applySet(sql, context)) {
+        try (VectorSchemaRoot empty = VectorSchemaRoot.create(NO_COLUMNS, allocator)) {
+          listener.start(empty);
+        }
+        listener.completed();
+        return;
+      }
+      PreparedQuery query = engine.prepare(sql, allocator, settings(context));
       try (QueryExecution execution = engine.execute(query, allocator);
           VectorSchemaRoot out = VectorSchemaRoot.create(withColumnMetadata(query.schema(), null), allocator)) {
         listener.start(out);

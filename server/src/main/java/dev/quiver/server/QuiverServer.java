@@ -1,6 +1,7 @@
 package dev.quiver.server;
 
 import dev.quiver.planner.QueryEngine;
+import dev.quiver.planner.QuerySettings;
 import dev.quiver.scan.table.Catalog;
 import java.io.IOException;
 import org.apache.arrow.flight.FlightServer;
@@ -24,11 +25,20 @@ public final class QuiverServer implements AutoCloseable {
 
   /** Starts serving {@code dataLocation} on {@code host:port} (port 0 picks a free one). */
   public static QuiverServer start(String dataLocation, String host, int port, long queryMemoryLimit) throws IOException {
+    return start(dataLocation, host, port, queryMemoryLimit, QuerySettings.DEFAULT);
+  }
+
+  /** Starts serving with {@code defaults} as every session's initial settings. */
+  public static QuiverServer start(String dataLocation, String host, int port, long queryMemoryLimit,
+      QuerySettings defaults) throws IOException {
     Catalog catalog = Catalog.open(dataLocation);
     BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
     try {
-      QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog), allocator, queryMemoryLimit);
-      FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure(host, port), producer).build();
+      QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, defaults), allocator, queryMemoryLimit);
+      FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure(host, port), producer)
+          .middleware(QuiverProducer.SESSION,
+              new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()))
+          .build();
       server.start();
       return new QuiverServer(allocator, server, host);
     } catch (IOException | RuntimeException e) {

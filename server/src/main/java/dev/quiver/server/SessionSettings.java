@@ -1,0 +1,97 @@
+package dev.quiver.server;
+
+import dev.quiver.planner.QuerySettings;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.ServerSessionMiddleware;
+import org.apache.arrow.flight.SessionOptionValue;
+import org.apache.arrow.flight.SessionOptionValueFactory;
+
+/**
+ * Per-session settings, changed with {@code SET name = value} and kept in the Flight session (the
+ * {@code arrow_flight_session_id} cookie, which the JDBC driver always sends):
+ * {@code quiver.optimizer.simplify} (true / false) and {@code timezone} (a zone id; also
+ * {@code SET TIME ZONE 'Europe/Berlin'}).
+ */
+final class SessionSettings {
+  static final String SIMPLIFY = "quiver.optimizer.simplify";
+  static final String TIMEZONE = "timezone";
+  private static final Pattern SET = Pattern.compile(
+      "^\\s*SET\\s+(?:SESSION\\s+)?(?:(TIME\\s+ZONE)|([A-Za-z_][\\w.]*))\\s*(?:=|\\bTO\\b)?\\s*(.+?)\\s*;?\\s*$",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+  /** A parsed {@code SET}: the setting and its value, validated. */
+  record Assignment(String name, String value) {}
+
+  private SessionSettings() {}
+
+  /** The assignment if {@code sql} is a SET statement, else null; a bad SET is an error. */
+  static Assignment parse(String sql) {
+    Matcher m = SET.matcher(sql);
+    if (!m.matches()) return null;
+    String name = m.group(1) != null ? TIMEZONE : m.group(2).toLowerCase(Locale.ROOT);
+    String value = unquote(m.group(3));
+    switch (name) {
+      case SIMPLIFY -> {
+        String v = value.toLowerCase(Locale.ROOT);
+        if (!v.matches("true|false|on|off")) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, SIMPLIFY + " must be true or false, not " + value);
+        }
+        return new Assignment(name, Boolean.toString(v.equals("true") || v.equals("on")));
+      }
+      case TIMEZONE, "time_zone" -> {
+        try {
+          return new Assignment(TIMEZONE, ZoneId.of(value).getId());
+        } catch (DateTimeException e) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "unknown time zone '" + value + "'");
+        }
+      }
+      default -> throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + name
+          + " (Quiver knows " + SIMPLIFY + " and " + TIMEZONE + ")");
+    }
+  }
+
+  private static String unquote(String v) {
+    if (v.length() >= 2 && (v.startsWith("'") && v.endsWith("'") || v.startsWith("\"") && v.endsWith("\""))) {
+      return v.substring(1, v.length() - 1);
+    }
+    return v;
+  }
+
+  static void apply(ServerSessionMiddleware.Session session, Assignment a) {
+    SessionOptionValue v = a.name().equals(SIMPLIFY)
+        ? SessionOptionValueFactory.makeSessionOptionValue(Boolean.parseBoolean(a.value()))
+        : SessionOptionValueFactory.makeSessionOptionValue(a.value());
+    session.setSessionOption(a.name(), v);
+  }
+
+  /** The settings of {@code session} (null for none) over the server's defaults. */
+  static QuerySettings of(ServerSessionMiddleware.Session session, QuerySettings defaults) {
+    if (session == null) return defaults;
+    QuerySettings s = defaults;
+    SessionOptionValue simplify = session.getSessionOption(SIMPLIFY);
+    if (simplify != null) s = s.withSimplify(Boolean.parseBoolean(text(simplify)));
+    SessionOptionValue zone = session.getSessionOption(TIMEZONE);
+    if (zone != null) s = s.withZone(ZoneId.of(text(zone)));
+    return s;
+  }
+
+  private static String text(SessionOptionValue v) {
+    return v.acceptVisitor(new org.apache.arrow.flight.NoOpSessionOptionValueVisitor<String>() {
+      @Override
+      public String visit(String value) {
+        return value;
+      }
+
+      @Override
+      public String visit(boolean value) {
+        return Boolean.toString(value);
+      }
+    });
+  }
+}
