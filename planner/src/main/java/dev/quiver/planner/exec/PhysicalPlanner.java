@@ -36,6 +36,11 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   }
 
   @Override
+  public Operator visitEmpty(LogicalPlan.Empty p) {
+    return new EmptyExec(p.schema());
+  }
+
+  @Override
   public Operator visitFilter(LogicalPlan.Filter p) {
     return new FilterExec(plan(p.input()), p.condition(), allocator, ctx);
   }

@@ -37,8 +37,8 @@ public final class Optimizer {
    */
   public static Optimizer standard(boolean simplify) {
     if (!simplify) return new Optimizer(List.of(new PushFilterIntoScan(), new PruneColumns()));
-    return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new PushFilterIntoScan(),
-        new PruneColumns()));
+    return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new RemoveTrivialFilter(),
+        new PushFilterIntoScan(), new PruneColumns()));
   }
 
   public Result optimize(LogicalPlan plan, OptimizerContext context) {

@@ -55,6 +55,14 @@ public sealed interface LogicalPlan {
     public String describe() { return "OneRow"; }
   }
 
+  /** No rows, with the schema of what it replaced (a filter that can never be TRUE). */
+  record Empty(Schema schema) implements LogicalPlan {
+    public List<LogicalPlan> children() { return List.of(); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return this; }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitEmpty(this); }
+    public String describe() { return "EmptyRelation"; }
+  }
+
   record Filter(LogicalPlan input, Expr condition) implements LogicalPlan {
     public Schema schema() { return input.schema(); }
     public List<LogicalPlan> children() { return List.of(input); }

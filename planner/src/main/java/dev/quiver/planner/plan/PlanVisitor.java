@@ -4,6 +4,7 @@ package dev.quiver.planner.plan;
 public interface PlanVisitor<R> {
   R visitScan(LogicalPlan.TableScan p);
   R visitOneRow(LogicalPlan.OneRow p);
+  R visitEmpty(LogicalPlan.Empty p);
   R visitFilter(LogicalPlan.Filter p);
   R visitProject(LogicalPlan.Project p);
   R visitAggregate(LogicalPlan.Aggregate p);
