@@ -8,6 +8,7 @@ import dev.quiver.planner.optimizer.Optimizer;
 import dev.quiver.planner.optimizer.OptimizerContext;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.sql.Parameters;
 import dev.quiver.planner.sql.SqlParser;
 import dev.quiver.scan.table.Catalog;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +58,14 @@ public final class QueryEngine {
   }
 
   public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings) {
+    return prepare(sql, allocator, settings, null);
+  }
+
+  /**
+   * Plans {@code sql} with {@code parameterValues} (physical-form values of the parameters' wire types,
+   * in order) bound as literals; null plans with unknown values, for the schemas of a prepare.
+   */
+  public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings, List<Object> parameterValues) {
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
     Matcher m = EXPLAIN.matcher(sql);
@@ -69,11 +78,12 @@ public final class QueryEngine {
       // blank out the prefix so that line:column positions in errors still match the user's text
       text = sql.substring(0, m.end()).replaceAll("[^\\n]", " ") + sql.substring(m.end());
     }
-    LogicalPlan analyzed = new Analyzer(catalog, text).analyze(SqlParser.parse(text));
+    Parameters parameters = new Parameters(parameterValues);
+    LogicalPlan analyzed = new Analyzer(catalog, text, parameters).analyze(SqlParser.parse(text));
     EvalContext eval = EvalContext.now(settings.zone());
     Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
-    return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval);
+    return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types());
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {

@@ -142,6 +142,25 @@ class QueryEngineTest {
   }
 
   @Test
+  void parametersAreTypedByContextAndPlannedLikeLiterals() {
+    String sql = "SELECT i32 FROM t WHERE i64 < ? AND d >= ? AND s = ? AND i8 IN (?, ?) AND f64 > ?";
+    PreparedQuery unbound = engine.prepare(sql, allocator);
+    assertThat(unbound.parameterTypes()).containsExactly(dev.quiver.planner.types.SqlTypes.BIGINT,
+        dev.quiver.planner.types.SqlTypes.DATE, dev.quiver.planner.types.SqlTypes.VARCHAR,
+        dev.quiver.planner.types.SqlTypes.BIGINT, dev.quiver.planner.types.SqlTypes.BIGINT,
+        dev.quiver.planner.types.SqlTypes.DOUBLE);
+    PreparedQuery bound = engine.prepare(sql, allocator, QuerySettings.DEFAULT,
+        java.util.Arrays.asList(5L, 18_005L, "s1", 1L, 300L, 0.5));
+    LogicalPlan.TableScan literal = scan("SELECT i32 FROM t WHERE i64 < 5 AND d >= DATE '2019-04-19' AND s = 's1' "
+        + "AND i8 IN (1, 300) AND f64 > 0.5");
+    LogicalPlan p = bound.plan();
+    while (!(p instanceof LogicalPlan.TableScan)) p = p.children().get(0);
+    assertThat(((LogicalPlan.TableScan) p).predicate()).isEqualTo(literal.predicate());
+    assertThat(literal.predicate().toString()).contains("i8 = 1", "i64 < 5"); // 300 is no TINYINT: dropped
+    assertThat(TestTables.run(engine, allocator, "SELECT ?, ? + 1").size()).isEqualTo(1);
+  }
+
+  @Test
   void limitAndOffset() {
     int n = TestTables.rows().size();
     assertThat(run("SELECT i32 FROM t LIMIT 3")).hasSize(3);

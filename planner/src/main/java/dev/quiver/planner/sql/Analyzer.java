@@ -37,10 +37,17 @@ public final class Analyzer {
 
   private final Catalog catalog;
   private final String sql;
+  private final Parameters parameters;
 
   public Analyzer(Catalog catalog, String sql) {
+    this(catalog, sql, Parameters.unbound());
+  }
+
+  /** An analyzer that binds {@code ?} through {@code parameters}. */
+  public Analyzer(Catalog catalog, String sql, Parameters parameters) {
     this.catalog = catalog;
     this.sql = sql;
+    this.parameters = parameters;
   }
 
   public LogicalPlan analyze(Statement statement) {
@@ -70,7 +77,8 @@ public final class Analyzer {
     }
 
     if (ps.getWhere() != null) {
-      Expr condition = new ExprBinder(sql, scope, false, List.of()).bind(ps.getWhere());
+      Expr condition = ExprBinder.settleParameters(
+          new ExprBinder(sql, scope, false, List.of()).withParameters(parameters).bind(ps.getWhere()));
       if (SqlTypes.isNull(condition.type())) condition = ExprBinder.coerce(condition, SqlTypes.BOOLEAN);
       if (!SqlTypes.isBoolean(condition.type())) {
         throw new QuiverException(ErrorCode.INVALID_QUERY,
@@ -80,7 +88,7 @@ public final class Analyzer {
     }
 
     List<AggregateCall> aggregates = new ArrayList<>();
-    ExprBinder binder = new ExprBinder(sql, scope, true, aggregates);
+    ExprBinder binder = new ExprBinder(sql, scope, true, aggregates).withParameters(parameters);
     List<NamedExpr> outputs = new ArrayList<>();
     for (SelectItem<?> item : ps.getSelectItems()) {
       Expression e = item.getExpression();
@@ -92,7 +100,7 @@ public final class Analyzer {
         }
         continue;
       }
-      Expr bound = binder.bind(e);
+      Expr bound = ExprBinder.settleParameters(binder.bind(e));
       String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
           : bound instanceof Expr.ColumnRef c && !c.name().startsWith("__agg") ? c.name() : e.toString();
       outputs.add(new NamedExpr(bound, name));

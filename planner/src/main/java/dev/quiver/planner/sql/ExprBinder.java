@@ -70,6 +70,18 @@ public final class ExprBinder {
   private final List<String> bareColumns = new ArrayList<>();
   private boolean insideAggregate;
   private boolean constantsTakeOtherSideType;
+  private Parameters parameters;
+
+  /** Binds {@code ?} markers through {@code p} (without it, a {@code ?} is an error). */
+  ExprBinder withParameters(Parameters p) {
+    this.parameters = p;
+    return this;
+  }
+
+  /** {@code e} with every parameter that got no type from its context bound as VARCHAR. */
+  static Expr settleParameters(Expr e) {
+    return dev.quiver.planner.expr.Exprs.transformUp(e, x -> Parameters.isMarker(x) ? coerce(x, SqlTypes.VARCHAR) : x);
+  }
 
   ExprBinder(String sql, Scope scope, boolean allowAggregates, List<AggregateCall> aggregates) {
     this.sql = sql;
@@ -159,7 +171,10 @@ public final class ExprBinder {
     if (e instanceof IsUnknownExpression u) {
       return new Expr.IsNull(bool(u.getLeftExpression(), "IS UNKNOWN"), u.isNot());
     }
-    if (e instanceof JdbcParameter) throw QuiverException.unsupported("a '?' parameter", SqlPositions.suffix(sql, "?"));
+    if (e instanceof JdbcParameter p) {
+      if (parameters == null) throw QuiverException.unsupported("a '?' parameter here", SqlPositions.suffix(sql, "?"));
+      return parameters.placeholder(p.getIndex());
+    }
     if (e instanceof Select) throw QuiverException.unsupported("a subquery");
     throw QuiverException.unsupported(describe(e));
   }
@@ -278,6 +293,9 @@ public final class ExprBinder {
 
   /** {@code e} as type {@code t}: itself if it already is, else an implicit CAST. */
   static Expr coerce(Expr e, ArrowType t) {
+    if (e instanceof Expr.Literal l && l.value() instanceof Parameters.Marker m) {
+      return m.owner().resolve(m.index(), SqlTypes.isNull(t) ? SqlTypes.VARCHAR : t);
+    }
     return e.type().equals(t) ? e : new Expr.Cast(e, t, false);
   }
 
@@ -326,7 +344,17 @@ public final class ExprBinder {
     return compare(op, bind(b.getLeftExpression()), bind(b.getRightExpression()), b.toString());
   }
 
-  private Expr compare(CmpOp op, Expr l, Expr r, String text) {
+  /** A parameter compared with {@code other} becomes a literal of its wire type; anything else stays. */
+  private static Expr materialize(Expr e, Expr other) {
+    if (e instanceof Expr.Literal l && l.value() instanceof Parameters.Marker m) {
+      return m.owner().literal(m.index(), Parameters.isMarker(other) ? SqlTypes.VARCHAR : other.type());
+    }
+    return e;
+  }
+
+  private Expr compare(CmpOp op, Expr l0, Expr r0, String text) {
+    Expr l = materialize(l0, r0);
+    Expr r = materialize(r0, l);
     ArrowType t = meet(l, r, text);
     return new Expr.Comparison(op, coerce(l, t), coerce(r, t));
   }
@@ -369,12 +397,16 @@ public final class ExprBinder {
       b.setLeftExpression(inner);
       return bind(right);
     }
-    Expr value = bind(in.getLeftExpression());
     if (!(right instanceof ExpressionList<?> list)) {
       throw QuiverException.unsupported("IN with a subquery");
     }
+    Expr bound = bind(in.getLeftExpression());
+    List<Expr> raw = new ArrayList<>();
+    for (Expression x : list) raw.add(bind(x));
+    Expr value = Parameters.isMarker(bound)
+        ? materialize(bound, raw.stream().filter(x -> !Parameters.isMarker(x)).findFirst().orElse(bound)) : bound;
     List<Expr> items = new ArrayList<>();
-    for (Expression x : list) items.add(bind(x));
+    for (Expr x : raw) items.add(materialize(x, value));
     ArrowType t = value.type();
     boolean adopt = constantsTakeOtherSideType && !isConstant(value)
         && items.stream().allMatch(i -> isConstant(i) && castableTo(i, value.type()));
@@ -432,8 +464,10 @@ public final class ExprBinder {
   }
 
   private Expr distinct(IsDistinctExpression d) {
-    Expr l = bind(d.getLeftExpression());
-    Expr r = bind(d.getRightExpression());
+    Expr l0 = bind(d.getLeftExpression());
+    Expr r0 = bind(d.getRightExpression());
+    Expr l = materialize(l0, r0);
+    Expr r = materialize(r0, l);
     ArrowType t = meet(l, r, d.toString());
     return new Expr.DistinctFrom(coerce(l, t), coerce(r, t), d.isNot());
   }
