@@ -61,7 +61,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** Results are sent in batches of at most this many bytes of vector buffers. */
   static final long MAX_BATCH_BYTES = 4L << 20;
-  private static final byte[] HANDLE_PREFIX = "quiver-sql-v1:".getBytes(StandardCharsets.UTF_8);
 
   /** The Flight session middleware: per-client settings live in its session (cookie). */
   static final org.apache.arrow.flight.FlightServerMiddleware.Key<org.apache.arrow.flight.ServerSessionMiddleware> SESSION =
@@ -82,20 +81,51 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   // ---- statements -----------------------------------------------------------------------------
 
+  private final StatementHandles handles = new StatementHandles();
+
+  private static String user(CallContext context) {
+    String u = context.peerIdentity();
+    return u == null ? "" : u;
+  }
+
+  private StatementHandles.Statement statement(ByteString handle, CallContext context) {
+    return handles.decode(handle.toByteArray(), user(context));
+  }
+
+  private ByteString handle(String sql, List<List<Object>> rows, CallContext context) {
+    return ByteString.copyFrom(handles.encode(new StatementHandles.Statement(user(context), sql, rows)));
+  }
+
   @Override
   public void createPreparedStatement(ActionCreatePreparedStatementRequest request, CallContext context,
       StreamListener<Result> listener) {
     try {
-      Schema schema = plan(request.getQuery(), context);
-      ActionCreatePreparedStatementResult result = ActionCreatePreparedStatementResult.newBuilder()
-          .setPreparedStatementHandle(ByteString.copyFrom(encode(request.getQuery())))
-          .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
-          .build();
-      listener.onNext(new Result(pack(result).toByteArray()));
+      String sql = request.getQuery();
+      ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
+          .setPreparedStatementHandle(handle(sql, List.of(), context));
+      if (SessionSettings.parse(sql) == null) {
+        try (BufferAllocator allocator = newQueryAllocator()) {
+          PreparedQuery q = engine.prepare(sql, allocator, settings(context));
+          result.setDatasetSchema(ByteString.copyFrom(withColumnMetadata(q.schema(), null).serializeAsMessage()));
+          if (!q.parameterTypes().isEmpty()) {
+            result.setParameterSchema(ByteString.copyFrom(parameterSchema(q.parameterTypes()).serializeAsMessage()));
+          }
+        }
+      } else {
+        result.setDatasetSchema(ByteString.copyFrom(NO_COLUMNS.serializeAsMessage()));
+      }
+      listener.onNext(new Result(pack(result.build()).toByteArray()));
       listener.onCompleted();
     } catch (Throwable t) {
       listener.onError(ErrorMapping.toFlight(t));
     }
+  }
+
+  /** One typed, nullable field per {@code ?}, named parameter_1 … as the JDBC binder expects. */
+  static Schema parameterSchema(List<ArrowType> types) {
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < types.size(); i++) fields.add(new Field("parameter_" + (i + 1), FieldType.nullable(types.get(i)), null));
+    return new Schema(fields);
   }
 
   @Override
@@ -108,8 +138,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public FlightInfo getFlightInfoPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      Schema schema = plan(decode(command.getPreparedStatementHandle()), context);
-      return info(schema, descriptor, pack(command).toByteArray());
+      return info(plan(statement(command.getPreparedStatementHandle(), context), context), descriptor,
+          pack(command).toByteArray());
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -119,7 +149,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public SchemaResult getSchemaPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(decode(command.getPreparedStatementHandle()), context));
+      return new SchemaResult(plan(statement(command.getPreparedStatementHandle(), context), context));
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -128,17 +158,65 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       ServerStreamListener listener) {
-    run(command.getPreparedStatementHandle(), context, listener);
+    try {
+      run(statement(command.getPreparedStatementHandle(), context), context, listener);
+    } catch (Throwable t) {
+      listener.error(ErrorMapping.toFlight(t));
+    }
+  }
+
+  /**
+   * Binding parameters: the rows of the DoPut stream (each a parameter set; a query runs once per set)
+   * go into a new self-describing handle, returned as a raw DoPutPreparedStatementResult.
+   */
+  @Override
+  public Runnable acceptPutPreparedStatementQuery(CommandPreparedStatementQuery command, CallContext context,
+      org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    return () -> {
+      try {
+        StatementHandles.Statement st = statement(command.getPreparedStatementHandle(), context);
+        List<ArrowType> types;
+        try (BufferAllocator allocator = newQueryAllocator()) {
+          types = engine.prepare(st.sql(), allocator, settings(context)).parameterTypes();
+        }
+        List<List<Object>> rows = new ArrayList<>();
+        while (flightStream.next()) {
+          VectorSchemaRoot root = flightStream.getRoot();
+          if (root.getFieldVectors().size() != types.size()) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + types.size()
+                + " parameters but " + root.getFieldVectors().size() + " were bound");
+          }
+          for (int r = 0; r < root.getRowCount(); r++) {
+            List<Object> row = new ArrayList<>();
+            for (int c = 0; c < types.size(); c++) {
+              FieldVector v = root.getVector(c);
+              Object value = new dev.quiver.planner.kernel.VectorValues(v, false).getObject(r);
+              row.add(dev.quiver.planner.kernel.Casts.cast(value, v.getField().getType(), types.get(c)));
+            }
+            rows.add(row);
+          }
+        }
+        byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutPreparedStatementResult.newBuilder()
+            .setPreparedStatementHandle(handle(st.sql(), rows, context)).build().toByteArray();
+        try (org.apache.arrow.memory.ArrowBuf buf = root.buffer(result.length)) {
+          buf.writeBytes(result);
+          ackStream.onNext(org.apache.arrow.flight.PutResult.metadata(buf));
+        }
+        ackStream.onCompleted();
+      } catch (Throwable t) {
+        ackStream.onError(ErrorMapping.toFlight(t));
+      }
+    };
   }
 
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      Schema schema = plan(command.getQuery(), context);
+      StatementHandles.Statement st = new StatementHandles.Statement(user(context), command.getQuery(), List.of());
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
-          .setStatementHandle(ByteString.copyFrom(encode(command.getQuery()))).build();
-      return info(schema, descriptor, pack(ticket).toByteArray());
+          .setStatementHandle(handle(command.getQuery(), List.of(), context)).build();
+      return info(plan(st, context), descriptor, pack(ticket).toByteArray());
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -148,7 +226,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(command.getQuery(), context));
+      return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), context));
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -156,39 +234,27 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    run(ticket.getStatementHandle(), context, listener);
+    try {
+      run(statement(ticket.getStatementHandle(), context), context, listener);
+    } catch (Throwable t) {
+      listener.error(ErrorMapping.toFlight(t));
+    }
   }
 
   private static FlightInfo info(Schema schema, FlightDescriptor descriptor, byte[] ticket) {
     return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(ticket))), -1, -1);
   }
 
-  private static byte[] encode(String sql) {
-    byte[] text = sql.getBytes(StandardCharsets.UTF_8);
-    byte[] out = new byte[HANDLE_PREFIX.length + text.length];
-    System.arraycopy(HANDLE_PREFIX, 0, out, 0, HANDLE_PREFIX.length);
-    System.arraycopy(text, 0, out, HANDLE_PREFIX.length, text.length);
-    return out;
-  }
-
-  private static String decode(ByteString handle) {
-    byte[] b = handle.toByteArray();
-    if (b.length < HANDLE_PREFIX.length
-        || !java.util.Arrays.equals(b, 0, HANDLE_PREFIX.length, HANDLE_PREFIX, 0, HANDLE_PREFIX.length)) {
-      throw CallStatus.NOT_FOUND.withDescription("unknown statement handle (" + b.length + " bytes)").toRuntimeException();
-    }
-    return new String(b, HANDLE_PREFIX.length, b.length - HANDLE_PREFIX.length, StandardCharsets.UTF_8);
-  }
-
   private BufferAllocator newQueryAllocator() {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
   }
 
-  /** Plans {@code sql} and returns the schema its results will have (none for a SET). */
-  private Schema plan(String sql, CallContext context) {
-    if (SessionSettings.parse(sql) != null) return NO_COLUMNS;
+  /** The schema a statement's results will have (none for a SET), planned with its first parameter row. */
+  private Schema plan(StatementHandles.Statement st, CallContext context) {
+    if (SessionSettings.parse(st.sql()) != null) return NO_COLUMNS;
     try (BufferAllocator allocator = newQueryAllocator()) {
-      return withColumnMetadata(engine.prepare(sql, allocator, settings(context)).schema(), null);
+      List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
+      return withColumnMetadata(engine.prepare(st.sql(), allocator, settings(context), first).schema(), null);
     }
   }
 
@@ -218,7 +284,13 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public Runnable acceptPutPreparedStatementUpdate(
       org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate command, CallContext context,
       org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
-    return () -> update(decode(command.getPreparedStatementHandle()), context, flightStream, ackStream);
+    return () -> {
+      try {
+        update(statement(command.getPreparedStatementHandle(), context).sql(), context, flightStream, ackStream);
+      } catch (Throwable t) {
+        ackStream.onError(ErrorMapping.toFlight(t));
+      }
+    };
   }
 
   /** The update path: only SET is an update in read-only Quiver; it answers an unknown record count (-1). */
@@ -229,7 +301,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         // parameters are not used by SET; drain them
       }
       if (!applySet(sql, context)) {
-        throw QuiverException.unsupported("updates (Quiver is read-only); '" + sql.strip() + "'");
+        throw new QuiverException(ErrorCode.UNSUPPORTED,
+            "Quiver is read-only: updates are not supported ('" + sql.strip() + "')");
       }
       byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(-1).build()
           .toByteArray();
@@ -243,28 +316,43 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     }
   }
 
-  private void run(ByteString handle, CallContext context, ServerStreamListener listener) {
+  /** Runs a statement once per bound parameter row (once if it has none), streaming every batch. */
+  private void run(StatementHandles.Statement st, CallContext context, ServerStreamListener listener) {
     BufferAllocator allocator = null;
     try {
-      String sql = decode(handle);
       allocator = newQueryAllocator();
-      if (applySet(sql, context)) {
+      if (applySet(st.sql(), context)) {
         try (VectorSchemaRoot empty = VectorSchemaRoot.create(NO_COLUMNS, allocator)) {
           listener.start(empty);
         }
         listener.completed();
         return;
       }
-      PreparedQuery query = engine.prepare(sql, allocator, settings(context));
-      try (QueryExecution execution = engine.execute(query, allocator);
-          VectorSchemaRoot out = VectorSchemaRoot.create(withColumnMetadata(query.schema(), null), allocator)) {
-        listener.start(out);
-        VectorSchemaRoot batch;
-        while ((batch = execution.next()) != null) {
-          try (VectorSchemaRoot b = batch) {
-            send(b, out, listener);
+      dev.quiver.planner.QuerySettings settings = settings(context);
+      List<List<Object>> rows = st.rows().isEmpty() ? java.util.Collections.singletonList(null) : st.rows();
+      VectorSchemaRoot out = null;
+      try {
+        for (List<Object> row : rows) {
+          PreparedQuery query = engine.prepare(st.sql(), allocator, settings, row);
+          if (row == null && !query.parameterTypes().isEmpty()) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + query.parameterTypes().size()
+                + " parameters: bind their values before executing it");
+          }
+          if (out == null) {
+            out = VectorSchemaRoot.create(withColumnMetadata(query.schema(), null), allocator);
+            listener.start(out);
+          }
+          try (QueryExecution execution = engine.execute(query, allocator)) {
+            VectorSchemaRoot batch;
+            while ((batch = execution.next()) != null) {
+              try (VectorSchemaRoot b = batch) {
+                send(b, out, listener);
+              }
+            }
           }
         }
+      } finally {
+        if (out != null) out.close();
       }
       listener.completed();
     } catch (Throwable t) {

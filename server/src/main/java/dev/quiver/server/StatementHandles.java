@@ -1,0 +1,155 @@
+package dev.quiver.server;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.arrow.flight.CallStatus;
+
+/**
+ * Self-describing statement handles: the SQL text, the user it was prepared for and any bound
+ * parameter rows, signed with a key that lives as long as the server. Nothing is cached, so a handle
+ * never expires while the server runs; a handle from another server run, from another user or that was
+ * tampered with is NOT_FOUND. Closing is a no-op and so idempotent.
+ */
+final class StatementHandles {
+  private static final byte VERSION = 2;
+  private static final int MAC_BYTES = 32;
+
+  /** What a handle says: who prepared which SQL, with which parameter rows (possibly none). */
+  record Statement(String user, String sql, List<List<Object>> rows) {}
+
+  private final byte[] key = new byte[32];
+
+  StatementHandles() {
+    new SecureRandom().nextBytes(key);
+  }
+
+  byte[] encode(Statement s) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeByte(VERSION);
+        out.writeUTF(s.user());
+        byte[] sql = s.sql().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        out.writeInt(sql.length);
+        out.write(sql);
+        out.writeInt(s.rows().size());
+        for (List<Object> row : s.rows()) {
+          out.writeInt(row.size());
+          for (Object v : row) writeValue(out, v);
+        }
+      }
+      byte[] body = bytes.toByteArray();
+      byte[] mac = mac(body);
+      byte[] handle = Arrays.copyOf(body, body.length + MAC_BYTES);
+      System.arraycopy(mac, 0, handle, body.length, MAC_BYTES);
+      return handle;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The statement of {@code handle}, if it is genuine and belongs to {@code user}. */
+  Statement decode(byte[] handle, String user) {
+    if (handle.length <= MAC_BYTES) throw unknown(handle);
+    byte[] body = Arrays.copyOf(handle, handle.length - MAC_BYTES);
+    byte[] mac = Arrays.copyOfRange(handle, handle.length - MAC_BYTES, handle.length);
+    if (!MessageDigest.isEqual(mac, mac(body))) throw unknown(handle);
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body))) {
+      if (in.readByte() != VERSION) throw unknown(handle);
+      String owner = in.readUTF();
+      if (!owner.equals(user)) throw unknown(handle);
+      byte[] sql = new byte[in.readInt()];
+      in.readFully(sql);
+      int n = in.readInt();
+      List<List<Object>> rows = new ArrayList<>(n);
+      for (int r = 0; r < n; r++) {
+        int width = in.readInt();
+        List<Object> row = new ArrayList<>(width);
+        for (int c = 0; c < width; c++) row.add(readValue(in));
+        rows.add(row);
+      }
+      return new Statement(owner, new String(sql, java.nio.charset.StandardCharsets.UTF_8), rows);
+    } catch (IOException e) {
+      throw unknown(handle);
+    }
+  }
+
+  private static RuntimeException unknown(byte[] handle) {
+    String shown = java.util.HexFormat.of().formatHex(handle, 0, Math.min(handle.length, 8));
+    return CallStatus.NOT_FOUND.withDescription("unknown or expired statement handle " + shown
+        + "… (" + handle.length + " bytes): prepare the statement again").toRuntimeException();
+  }
+
+  private byte[] mac(byte[] body) {
+    try {
+      Mac m = Mac.getInstance("HmacSHA256");
+      m.init(new SecretKeySpec(key, "HmacSHA256"));
+      return m.doFinal(body);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void writeValue(DataOutputStream out, Object v) throws IOException {
+    if (v == null) {
+      out.writeByte(0);
+    } else if (v instanceof Long l) {
+      out.writeByte(1);
+      out.writeLong(l);
+    } else if (v instanceof Double d) {
+      out.writeByte(2);
+      out.writeDouble(d);
+    } else if (v instanceof BigDecimal b) {
+      out.writeByte(3);
+      out.writeUTF(b.toString());
+    } else if (v instanceof String s) {
+      out.writeByte(4);
+      byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      out.writeInt(b.length);
+      out.write(b);
+    } else if (v instanceof Boolean b) {
+      out.writeByte(5);
+      out.writeBoolean(b);
+    } else if (v instanceof byte[] b) {
+      out.writeByte(6);
+      out.writeInt(b.length);
+      out.write(b);
+    } else {
+      throw new IllegalArgumentException("cannot keep a parameter of " + v.getClass());
+    }
+  }
+
+  private static Object readValue(DataInputStream in) throws IOException {
+    byte tag = in.readByte();
+    switch (tag) {
+      case 0: return null;
+      case 1: return in.readLong();
+      case 2: return in.readDouble();
+      case 3: return new BigDecimal(in.readUTF());
+      case 4: {
+        byte[] b = new byte[in.readInt()];
+        in.readFully(b);
+        return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+      }
+      case 5: return in.readBoolean();
+      case 6: {
+        byte[] b = new byte[in.readInt()];
+        in.readFully(b);
+        return b;
+      }
+      default: throw new IOException("bad tag " + tag);
+    }
+  }
+}
