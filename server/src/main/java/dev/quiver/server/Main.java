@@ -8,7 +8,18 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("sql")) {
+      Shell.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("hash-password")) {
+      hashPassword(args);
+      return;
+    }
     String data = null;
+    Users users = Users.none();
+    java.nio.file.Path tlsCert = null;
+    java.nio.file.Path tlsKey = null;
     String host = "127.0.0.1";
     int port = 31337;
     long memory = QuiverServer.DEFAULT_QUERY_MEMORY;
@@ -22,6 +33,18 @@ public final class Main {
         case "--query-memory" -> memory = Long.parseLong(value(args, ++i));
         case "--insecure" -> insecure = true;
         case "--no-simplify" -> settings = settings.withSimplify(false);
+        case "--users" -> users.load(java.nio.file.Path.of(value(args, ++i)));
+        case "--user" -> {
+          String spec = value(args, ++i);
+          int colon = spec.indexOf(':');
+          if (colon <= 0) {
+            System.err.println("--user takes NAME:PASSWORD");
+            System.exit(2);
+          }
+          users.with(spec.substring(0, colon), spec.substring(colon + 1));
+        }
+        case "--tls-cert" -> tlsCert = java.nio.file.Path.of(value(args, ++i));
+        case "--tls-key" -> tlsKey = java.nio.file.Path.of(value(args, ++i));
         case "-h", "--help" -> {
           usage();
           return;
@@ -33,9 +56,13 @@ public final class Main {
         }
       }
     }
-    if (!isLoopback(host) && !insecure) {
-      System.err.println("refusing to listen on " + host + " without authentication; Quiver has none yet, "
-          + "so pass --insecure to serve a non-loopback address anyway");
+    if ((tlsCert == null) != (tlsKey == null)) {
+      System.err.println("--tls-cert and --tls-key go together");
+      System.exit(2);
+    }
+    if (!isLoopback(host) && users.isEmpty() && !insecure) {
+      System.err.println("refusing to listen on " + host + " without authentication: give --users FILE or --user "
+          + "NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
       System.exit(2);
     }
     if (data == null) {
@@ -44,7 +71,7 @@ public final class Main {
           + " (generating it on first use, about a minute)...");
       data = SampleData.ensure(dir).toString();
     }
-    QuiverServer server = QuiverServer.start(data, host, port, memory, settings);
+    QuiverServer server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -53,8 +80,25 @@ public final class Main {
       }
     }));
     System.out.println("Quiver is serving " + data + " on " + host + ":" + server.port());
-    System.out.println("JDBC URL: " + server.jdbcUrl());
+    System.out.println("JDBC URL: " + server.jdbcUrl() + (users.isEmpty() ? "" : "&user=NAME&password=PASSWORD")
+        + (tlsCert == null ? "" : "&disableCertificateVerification=true (or tlsRootCerts=<the certificate>)"));
+    System.out.println("Shell:    java -jar server/target/quiver-server.jar sql --port " + server.port()
+        + (tlsCert == null ? "" : " --tls") + (users.isEmpty() ? "" : " --user NAME --password PASSWORD"));
     server.awaitTermination();
+  }
+
+  /** {@code hash-password NAME}: reads a password from standard input, prints a users-file line. */
+  private static void hashPassword(String[] args) throws java.io.IOException {
+    if (args.length != 2) {
+      System.err.println("usage: java -jar server/target/quiver-server.jar hash-password NAME < password");
+      System.exit(2);
+    }
+    String password = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+    if (password == null || password.isEmpty()) {
+      System.err.println("no password on standard input");
+      System.exit(2);
+    }
+    System.out.println(args[1] + ":" + Users.hash(password, Users.ITERATIONS));
   }
 
   private static String value(String[] args, int i) {
@@ -71,7 +115,11 @@ public final class Main {
 
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
-        + " [--query-memory BYTES] [--no-simplify] [--insecure]");
+        + " [--query-memory BYTES] [--no-simplify] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM]"
+        + " [--insecure]");
+    System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT] [--tls] [--user NAME"
+        + " --password PASSWORD] [-e SQL]");
+    System.out.println("       java -jar server/target/quiver-server.jar hash-password NAME < password");
     System.out.println("  --data DIR   serve DIR: each *.parquet file and each directory of Parquet files is a table");
     System.out.println("               (default: the bundled sample data, generated once into ~/.cache/quiver)");
     System.out.println("  --host HOST  address to listen on (default 127.0.0.1)");

@@ -297,9 +297,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   private void update(String sql, CallContext context, org.apache.arrow.flight.FlightStream in,
       StreamListener<org.apache.arrow.flight.PutResult> ack) {
     try {
-      while (in.next()) {
-        // parameters are not used by SET; drain them
-      }
+      // answer at once: FlightSqlClient.executeUpdate reads the result before it ends its stream
       if (!applySet(sql, context)) {
         throw new QuiverException(ErrorCode.UNSUPPORTED,
             "Quiver is read-only: updates are not supported ('" + sql.strip() + "')");

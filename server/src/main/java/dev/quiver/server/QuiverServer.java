@@ -16,31 +16,46 @@ public final class QuiverServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;
   private final String host;
+  private final boolean tls;
 
-  private QuiverServer(BufferAllocator allocator, FlightServer server, String host) {
+  private QuiverServer(BufferAllocator allocator, FlightServer server, String host, boolean tls) {
     this.allocator = allocator;
     this.server = server;
     this.host = host;
+    this.tls = tls;
   }
 
   /** Starts serving {@code dataLocation} on {@code host:port} (port 0 picks a free one). */
   public static QuiverServer start(String dataLocation, String host, int port, long queryMemoryLimit) throws IOException {
-    return start(dataLocation, host, port, queryMemoryLimit, QuerySettings.DEFAULT);
+    return start(ServerConfig.of(dataLocation, host, port).withQueryMemory(queryMemoryLimit));
   }
 
   /** Starts serving with {@code defaults} as every session's initial settings. */
   public static QuiverServer start(String dataLocation, String host, int port, long queryMemoryLimit,
       QuerySettings defaults) throws IOException {
-    Catalog catalog = Catalog.open(dataLocation);
+    return start(ServerConfig.of(dataLocation, host, port).withQueryMemory(queryMemoryLimit).withSettings(defaults));
+  }
+
+  /** Starts a server as configured: users turn on Basic-then-Bearer authentication, cert and key TLS. */
+  public static QuiverServer start(ServerConfig config) throws IOException {
+    Catalog catalog = Catalog.open(config.data());
     BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
     try {
-      QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, defaults), allocator, queryMemoryLimit);
-      FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure(host, port), producer)
+      QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings()), allocator,
+          config.queryMemory());
+      Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
+          : Location.forGrpcInsecure(config.host(), config.port());
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
           .middleware(QuiverProducer.SESSION,
-              new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()))
-          .build();
+              new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()));
+      if (config.auth()) {
+        builder.headerAuthenticator(new org.apache.arrow.flight.auth2.GeneratedBearerTokenAuthenticator(
+            new org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator(config.users())));
+      }
+      if (config.tls()) builder.useTls(config.tlsCert().toFile(), config.tlsKey().toFile());
+      FlightServer server = builder.build();
       server.start();
-      return new QuiverServer(allocator, server, host);
+      return new QuiverServer(allocator, server, config.host(), config.tls());
     } catch (IOException | RuntimeException e) {
       allocator.close();
       throw e;
@@ -52,7 +67,7 @@ public final class QuiverServer implements AutoCloseable {
   }
 
   public String jdbcUrl() {
-    return "jdbc:arrow-flight-sql://" + host + ":" + port() + "/?useEncryption=false";
+    return "jdbc:arrow-flight-sql://" + host + ":" + port() + "/?useEncryption=" + tls;
   }
 
   public void awaitTermination() throws InterruptedException {

@@ -1,0 +1,128 @@
+package dev.quiver.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quiver.sample.Events;
+import dev.quiver.server.QuiverServer;
+import dev.quiver.server.ServerConfig;
+import dev.quiver.server.Users;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.arrow.adbc.core.AdbcConnection;
+import org.apache.arrow.adbc.core.AdbcDatabase;
+import org.apache.arrow.adbc.core.AdbcDriver;
+import org.apache.arrow.adbc.core.AdbcStatement;
+import org.apache.arrow.adbc.driver.flightsql.FlightSqlConnectionProperties;
+import org.apache.arrow.adbc.driver.flightsql.FlightSqlDriver;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ADBC Java 0.20.0 (Arrow pinned to 18.3.0). Runs in its own Surefire execution without the JDBC
+ * driver on the class path: both ship org.apache.arrow.driver.jdbc.utils.SqlTypes, with different
+ * (shaded vs. plain) Arrow types in its signatures.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AdbcTest {
+  static final int ROWS = 3_000;
+
+  @TempDir
+  static Path dir;
+  QuiverServer secure;
+  TestServer plain;
+  SelfSignedCertificate cert;
+  long expectedSmallIds;
+  List<Object[]> events = new ArrayList<>();
+
+  @BeforeAll
+  void start() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("data"));
+    Events.write(data.resolve("events.parquet"), ROWS, 5, 1_000);
+    Random r = new Random(5);
+    for (long i = 0; i < ROWS; i++) events.add(Events.row(r, i));
+    expectedSmallIds = events.stream().filter(e -> (Long) e[0] < 100).count();
+    cert = SelfSignedCertificate.create(dir);
+    secure = QuiverServer.start(ServerConfig.of(data.toString(), "127.0.0.1", 0)
+        .withUsers(Users.none().with("bob", "hunter2")).withTls(cert.cert(), cert.key()));
+    plain = TestServer.start(data);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    secure.close();
+    plain.close();
+  }
+
+  @Test
+  void adbcStatementSchemaPrepareObjectsAndInfo() throws Exception {
+    try (BufferAllocator a = new RootAllocator(); InputStream roots = Files.newInputStream(cert.cert())) {
+      Map<String, Object> params = new HashMap<>();
+      AdbcDriver.PARAM_URI.set(params, "grpc+tls://127.0.0.1:" + secure.port());
+      AdbcDriver.PARAM_USERNAME.set(params, "bob");
+      AdbcDriver.PARAM_PASSWORD.set(params, "hunter2");
+      FlightSqlConnectionProperties.TLS_ROOT_CERTS.set(params, roots);
+      try (AdbcDatabase db = new FlightSqlDriver(a).open(params); AdbcConnection conn = db.connect()) {
+        try (AdbcStatement st = conn.createStatement()) {
+          st.setSqlQuery("SELECT event_id, kind FROM events WHERE event_id < 10");
+          assertThat(st.executeSchema().getFields()).extracting(f -> f.getName()).containsExactly("event_id", "kind");
+          try (AdbcStatement.QueryResult r = st.executeQuery(); ArrowReader reader = r.getReader()) {
+            long n = 0;
+            while (reader.loadNextBatch()) n += reader.getVectorSchemaRoot().getRowCount();
+            assertThat(n).isEqualTo(10);
+          }
+        }
+        // ADBC Java 0.20.0 sends no credentials on its prepared-statement calls, so prepare + bind is
+        // tested against a server without authentication (ParametersTest.adbcPrepareAndBind)
+        // getObjects is not covered yet: ADBC 0.20.0's own reader fails ("not all nodes, buffers and
+        // variadicBufferCounts were consumed") while assembling its result from this server's metadata streams
+        try (ArrowReader info = conn.getInfo()) {
+          assertThat(info.loadNextBatch()).isTrue();
+          assertThat(info.getVectorSchemaRoot().contentToTSVString()).contains("Quiver");
+        }
+      }
+    }
+  }
+
+  @Test
+  void adbcPrepareAndBind() throws Exception {
+    try (BufferAllocator a = new RootAllocator()) {
+      java.util.Map<String, Object> params = new java.util.HashMap<>();
+      org.apache.arrow.adbc.core.AdbcDriver.PARAM_URI.set(params, "grpc://127.0.0.1:" + plain.port());
+      try (org.apache.arrow.adbc.core.AdbcDatabase db = new org.apache.arrow.adbc.driver.flightsql.FlightSqlDriver(a).open(params);
+          org.apache.arrow.adbc.core.AdbcConnection conn = db.connect();
+          org.apache.arrow.adbc.core.AdbcStatement st = conn.createStatement()) {
+        st.setSqlQuery("SELECT count(*) FROM events WHERE event_id < ? AND kind = ?");
+        st.prepare();
+        org.apache.arrow.vector.types.pojo.Schema schema = new org.apache.arrow.vector.types.pojo.Schema(List.of(
+            org.apache.arrow.vector.types.pojo.Field.nullable("a", new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)),
+            org.apache.arrow.vector.types.pojo.Field.nullable("b", org.apache.arrow.vector.types.pojo.ArrowType.Utf8.INSTANCE)));
+        try (org.apache.arrow.vector.VectorSchemaRoot bind = org.apache.arrow.vector.VectorSchemaRoot.create(schema, a)) {
+          ((org.apache.arrow.vector.BigIntVector) bind.getVector(0)).allocateNew(1);
+          ((org.apache.arrow.vector.BigIntVector) bind.getVector(0)).set(0, 1000);
+          ((org.apache.arrow.vector.VarCharVector) bind.getVector(1)).allocateNew(1);
+          ((org.apache.arrow.vector.VarCharVector) bind.getVector(1)).set(0, "click".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          bind.setRowCount(1);
+          st.bind(bind);
+          try (org.apache.arrow.adbc.core.AdbcStatement.QueryResult r = st.executeQuery();
+              org.apache.arrow.vector.ipc.ArrowReader reader = r.getReader()) {
+            assertThat(reader.loadNextBatch()).isTrue();
+            long expected = events.stream().filter(e -> (Long) e[0] < 1000 && e[2].equals("click")).count();
+            assertThat(reader.getVectorSchemaRoot().getVector(0).getObject(0)).isEqualTo(expected);
+          }
+        }
+      }
+    }
+  }
+}
