@@ -389,7 +389,24 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   @Override
   public void getStreamSqlInfo(CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
-    sqlInfo.send(command.getInfoList(), listener);
+    // SqlInfoBuilder fails on ids it does not know: answer the known ones, ignore the rest
+    List<Integer> ids = command.getInfoList().isEmpty() ? List.copyOf(KNOWN_SQL_INFO)
+        : command.getInfoList().stream().filter(KNOWN_SQL_INFO::contains).toList();
+    sqlInfo.send(ids, listener);
+  }
+
+  private static final java.util.Set<Integer> KNOWN_SQL_INFO = knownSqlInfo();
+
+  /** The ids {@link SqlInfos#build()} registers (SqlInfoBuilder keeps them private). */
+  @SuppressWarnings("unchecked")
+  private static java.util.Set<Integer> knownSqlInfo() {
+    try {
+      java.lang.reflect.Field f = SqlInfoBuilder.class.getDeclaredField("providers");
+      f.setAccessible(true);
+      return new java.util.TreeSet<>(((java.util.Map<Integer, ?>) f.get(SqlInfos.build())).keySet());
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new IllegalStateException("cannot read the registered SqlInfo ids", e);
+    }
   }
 
   @Override
