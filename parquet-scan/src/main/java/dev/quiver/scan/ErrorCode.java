@@ -21,6 +21,8 @@ public enum ErrorCode {
   RESOURCE_EXHAUSTED,
   /** The query was cancelled by its client. */
   CANCELLED,
+  /** The query ran longer than its statement timeout. */
+  TIMED_OUT,
   /** A bug in Quiver. */
   INTERNAL
 }

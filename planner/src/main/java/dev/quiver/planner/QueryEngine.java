@@ -87,7 +87,12 @@ public final class QueryEngine {
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
-    Operator root = new PhysicalPlanner(catalog, allocator, query.eval()).plan(query.plan());
+    return execute(query, allocator, Cancellation.NONE);
+  }
+
+  /** Runs a prepared query; its scans call {@code cancellation} between batches. */
+  public QueryExecution execute(PreparedQuery query, BufferAllocator allocator, Cancellation cancellation) {
+    Operator root = new PhysicalPlanner(catalog, allocator, query.eval(), cancellation).plan(query.plan());
     if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
     try {
       boolean analyze = query.explain() == ExplainMode.ANALYZE || query.explain() == ExplainMode.ANALYZE_VERBOSE;

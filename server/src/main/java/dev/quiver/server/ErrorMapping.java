@@ -25,6 +25,7 @@ public final class ErrorMapping {
         case CORRUPT_FILE -> CallStatus.UNKNOWN;
         case RESOURCE_EXHAUSTED -> CallStatus.RESOURCE_EXHAUSTED;
         case CANCELLED -> CallStatus.CANCELLED;
+        case TIMED_OUT -> CallStatus.TIMED_OUT;
         case INTERNAL -> CallStatus.INTERNAL;
       };
       if (q.code() == dev.quiver.scan.ErrorCode.INTERNAL || q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE) {

@@ -33,6 +33,7 @@ public final class Main {
         case "--query-memory" -> memory = Long.parseLong(value(args, ++i));
         case "--insecure" -> insecure = true;
         case "--no-simplify" -> settings = settings.withSimplify(false);
+        case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
         case "--users" -> users.load(java.nio.file.Path.of(value(args, ++i)));
         case "--user" -> {
           String spec = value(args, ++i);
@@ -115,7 +116,7 @@ public final class Main {
 
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
-        + " [--query-memory BYTES] [--no-simplify] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM]"
+        + " [--query-memory BYTES] [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM]"
         + " [--insecure]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT] [--tls] [--user NAME"
         + " --password PASSWORD] [-e SQL]");

@@ -66,6 +66,12 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   static final org.apache.arrow.flight.FlightServerMiddleware.Key<org.apache.arrow.flight.ServerSessionMiddleware> SESSION =
       org.apache.arrow.flight.FlightServerMiddleware.Key.of("quiver-session");
   private static final Schema NO_COLUMNS = new Schema(List.of());
+  private static final Schema SHOW_SCHEMA = new Schema(List.of(
+      new Field("name", new FieldType(false, ArrowType.Utf8.INSTANCE, null), null),
+      new Field("setting", new FieldType(false, ArrowType.Utf8.INSTANCE, null), null)));
+  /** Running (or cancelled-before-running) queries by handle: DoGet registers, CancelFlightInfo flags. */
+  private final java.util.concurrent.ConcurrentHashMap<ByteString, java.util.concurrent.atomic.AtomicBoolean> running =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private final QueryEngine engine;
   private final BufferAllocator root;
@@ -103,7 +109,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       String sql = request.getQuery();
       ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
           .setPreparedStatementHandle(handle(sql, List.of(), context));
-      if (SessionSettings.parse(sql) == null) {
+      if (SessionSettings.parseShow(sql) != null) {
+        result.setDatasetSchema(ByteString.copyFrom(SHOW_SCHEMA.serializeAsMessage()));
+      } else if (SessionSettings.parse(sql) == null) {
         try (BufferAllocator allocator = newQueryAllocator()) {
           PreparedQuery q = engine.prepare(sql, allocator, settings(context));
           result.setDatasetSchema(ByteString.copyFrom(withColumnMetadata(q.schema(), null).serializeAsMessage()));
@@ -159,7 +167,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       ServerStreamListener listener) {
     try {
-      run(statement(command.getPreparedStatementHandle(), context), context, listener);
+      run(statement(command.getPreparedStatementHandle(), context), command.getPreparedStatementHandle(), context, listener);
     } catch (Throwable t) {
       listener.error(ErrorMapping.toFlight(t));
     }
@@ -235,7 +243,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
     try {
-      run(statement(ticket.getStatementHandle(), context), context, listener);
+      run(statement(ticket.getStatementHandle(), context), ticket.getStatementHandle(), context, listener);
     } catch (Throwable t) {
       listener.error(ErrorMapping.toFlight(t));
     }
@@ -252,6 +260,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** The schema a statement's results will have (none for a SET), planned with its first parameter row. */
   private Schema plan(StatementHandles.Statement st, CallContext context) {
     if (SessionSettings.parse(st.sql()) != null) return NO_COLUMNS;
+    if (SessionSettings.parseShow(st.sql()) != null) return SHOW_SCHEMA;
     try (BufferAllocator allocator = newQueryAllocator()) {
       List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
       return withColumnMetadata(engine.prepare(st.sql(), allocator, settings(context), first).schema(), null);
@@ -315,10 +324,29 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   /** Runs a statement once per bound parameter row (once if it has none), streaming every batch. */
-  private void run(StatementHandles.Statement st, CallContext context, ServerStreamListener listener) {
+  private void run(StatementHandles.Statement st, ByteString key, CallContext context, ServerStreamListener listener) {
     BufferAllocator allocator = null;
+    java.util.concurrent.atomic.AtomicBoolean cancelled = running.computeIfAbsent(key,
+        k -> new java.util.concurrent.atomic.AtomicBoolean());
+    listener.setOnCancelHandler(() -> cancelled.set(true));
     try {
       allocator = newQueryAllocator();
+      java.util.List<String> show = SessionSettings.parseShow(st.sql());
+      if (show != null) {
+        dev.quiver.planner.QuerySettings current = settings(context);
+        try (VectorSchemaRoot r = VectorSchemaRoot.create(SHOW_SCHEMA, allocator)) {
+          r.allocateNew();
+          for (int i = 0; i < show.size(); i++) {
+            setString(r, "name", i, show.get(i));
+            setString(r, "setting", i, SessionSettings.value(show.get(i), current));
+          }
+          r.setRowCount(show.size());
+          listener.start(r);
+          listener.putNext();
+        }
+        listener.completed();
+        return;
+      }
       if (applySet(st.sql(), context)) {
         try (VectorSchemaRoot empty = VectorSchemaRoot.create(NO_COLUMNS, allocator)) {
           listener.start(empty);
@@ -327,6 +355,20 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         return;
       }
       dev.quiver.planner.QuerySettings settings = settings(context);
+      long deadline = settings.statementTimeoutMs() == 0 ? Long.MAX_VALUE
+          : System.nanoTime() + settings.statementTimeoutMs() * 1_000_000L;
+      dev.quiver.planner.Cancellation cancellation = () -> {
+        if (cancelled.get() || listener.isCancelled()) {
+          throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+        }
+        if (System.nanoTime() > deadline) {
+          throw new QuiverException(ErrorCode.TIMED_OUT, "query exceeded the statement timeout of "
+              + settings.statementTimeoutMs() + " ms (" + SessionSettings.TIMEOUT + ")");
+        }
+      };
+      org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy backpressure =
+          new org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy();
+      backpressure.register(listener);
       List<List<Object>> rows = st.rows().isEmpty() ? java.util.Collections.singletonList(null) : st.rows();
       VectorSchemaRoot out = null;
       try {
@@ -340,11 +382,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
             out = VectorSchemaRoot.create(withColumnMetadata(query.schema(), null), allocator);
             listener.start(out);
           }
-          try (QueryExecution execution = engine.execute(query, allocator)) {
+          try (QueryExecution execution = engine.execute(query, allocator, cancellation)) {
             VectorSchemaRoot batch;
             while ((batch = execution.next()) != null) {
               try (VectorSchemaRoot b = batch) {
-                send(b, out, listener);
+                send(b, out, listener, backpressure, cancellation);
               }
             }
           }
@@ -356,12 +398,38 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     } catch (Throwable t) {
       listener.error(ErrorMapping.toFlight(t));
     } finally {
+      running.remove(key, cancelled);
       if (allocator != null) allocator.close();
     }
   }
 
+  /** Queries now streaming (for operations and tests). */
+  public int runningQueries() {
+    return running.size();
+  }
+
+  /** CancelFlightInfo: flags the queries behind the info's tickets; they stop at their next batch. */
+  @Override
+  public void cancelFlightInfo(org.apache.arrow.flight.CancelFlightInfoRequest request, CallContext context,
+      StreamListener<org.apache.arrow.flight.CancelStatus> listener) {
+    try {
+      for (FlightEndpoint e : request.getInfo().getEndpoints()) {
+        com.google.protobuf.Any any = com.google.protobuf.Any.parseFrom(e.getTicket().getBytes());
+        ByteString key = any.is(TicketStatementQuery.class) ? any.unpack(TicketStatementQuery.class).getStatementHandle()
+            : any.unpack(CommandPreparedStatementQuery.class).getPreparedStatementHandle();
+        statement(key, context); // only the caller's own statements
+        running.computeIfAbsent(key, k -> new java.util.concurrent.atomic.AtomicBoolean()).set(true);
+      }
+      listener.onNext(org.apache.arrow.flight.CancelStatus.CANCELLED);
+      listener.onCompleted();
+    } catch (Throwable t) {
+      listener.onError(ErrorMapping.toFlight(t));
+    }
+  }
+
   /** Sends {@code batch} through {@code out}, split so that no message exceeds {@link #MAX_BATCH_BYTES}. */
-  private static void send(VectorSchemaRoot batch, VectorSchemaRoot out, ServerStreamListener listener) {
+  private static void send(VectorSchemaRoot batch, VectorSchemaRoot out, ServerStreamListener listener,
+      org.apache.arrow.flight.BackpressureStrategy backpressure, dev.quiver.planner.Cancellation cancellation) {
     int rows = batch.getRowCount();
     if (rows == 0) return;
     long bytes = 0;
@@ -369,7 +437,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     int chunks = (int) Math.max(1, (bytes + MAX_BATCH_BYTES - 1) / MAX_BATCH_BYTES);
     int perChunk = (rows + chunks - 1) / chunks;
     for (int start = 0; start < rows; start += perChunk) {
-      if (listener.isCancelled()) throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+      // wait while the client is slow, instead of buffering the result in the server
+      while (backpressure.waitForListener(200) == org.apache.arrow.flight.BackpressureStrategy.WaitResult.TIMEOUT) {
+        cancellation.check();
+      }
+      cancellation.check();
       int len = Math.min(perChunk, rows - start);
       for (int i = 0; i < batch.getFieldVectors().size(); i++) {
         batch.getVector(i).makeTransferPair(out.getVector(i)).splitAndTransfer(start, len);

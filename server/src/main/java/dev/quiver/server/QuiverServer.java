@@ -15,6 +15,7 @@ public final class QuiverServer implements AutoCloseable {
 
   private final BufferAllocator allocator;
   private final FlightServer server;
+  private QuiverProducer producer;
   private final String host;
   private final boolean tls;
 
@@ -55,11 +56,18 @@ public final class QuiverServer implements AutoCloseable {
       if (config.tls()) builder.useTls(config.tlsCert().toFile(), config.tlsKey().toFile());
       FlightServer server = builder.build();
       server.start();
-      return new QuiverServer(allocator, server, config.host(), config.tls());
+      QuiverServer q = new QuiverServer(allocator, server, config.host(), config.tls());
+      q.producer = producer;
+      return q;
     } catch (IOException | RuntimeException e) {
       allocator.close();
       throw e;
     }
+  }
+
+  /** Queries streaming right now. */
+  public int runningQueries() {
+    return producer.runningQueries();
   }
 
   public int port() {

@@ -21,6 +21,10 @@ import org.apache.arrow.flight.SessionOptionValueFactory;
 final class SessionSettings {
   static final String SIMPLIFY = "quiver.optimizer.simplify";
   static final String TIMEZONE = "timezone";
+  static final String TIMEOUT = "quiver.statement_timeout_ms";
+  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT);
+  private static final Pattern SHOW = Pattern.compile("^\\s*SHOW\\s+(TIME\\s+ZONE|ALL|[A-Za-z_][\\w.]*)\\s*;?\\s*$",
+      Pattern.CASE_INSENSITIVE);
   private static final Pattern SET = Pattern.compile(
       "^\\s*SET\\s+(?:SESSION\\s+)?(?:(TIME\\s+ZONE)|([A-Za-z_][\\w.]*))\\s*(?:=|\\bTO\\b)?\\s*(.+?)\\s*;?\\s*$",
       Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
@@ -44,6 +48,12 @@ final class SessionSettings {
         }
         return new Assignment(name, Boolean.toString(v.equals("true") || v.equals("on")));
       }
+      case TIMEOUT -> {
+        if (!value.matches("\\d{1,12}")) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, TIMEOUT + " must be a number of milliseconds (0 for none)");
+        }
+        return new Assignment(name, value);
+      }
       case TIMEZONE, "time_zone" -> {
         try {
           return new Assignment(TIMEZONE, ZoneId.of(value).getId());
@@ -52,7 +62,7 @@ final class SessionSettings {
         }
       }
       default -> throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + name
-          + " (Quiver knows " + SIMPLIFY + " and " + TIMEZONE + ")");
+          + " (Quiver knows " + String.join(", ", ALL) + ")");
     }
   }
 
@@ -61,6 +71,28 @@ final class SessionSettings {
       return v.substring(1, v.length() - 1);
     }
     return v;
+  }
+
+  /** The settings a SHOW statement asks for, or null if {@code sql} is no SHOW. */
+  static java.util.List<String> parseShow(String sql) {
+    Matcher m = SHOW.matcher(sql);
+    if (!m.matches()) return null;
+    String name = m.group(1).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+    if (name.equals("all")) return ALL;
+    if (name.equals("time zone") || name.equals("time_zone")) return java.util.List.of(TIMEZONE);
+    if (!ALL.contains(name)) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + name + " (Quiver knows " + String.join(", ", ALL) + ")");
+    }
+    return java.util.List.of(name);
+  }
+
+  /** A setting's value as SHOW prints it. */
+  static String value(String name, QuerySettings s) {
+    return switch (name) {
+      case SIMPLIFY -> Boolean.toString(s.simplify());
+      case TIMEZONE -> s.zone().getId();
+      default -> Long.toString(s.statementTimeoutMs());
+    };
   }
 
   static void apply(ServerSessionMiddleware.Session session, Assignment a) {
@@ -78,6 +110,8 @@ final class SessionSettings {
     if (simplify != null) s = s.withSimplify(Boolean.parseBoolean(text(simplify)));
     SessionOptionValue zone = session.getSessionOption(TIMEZONE);
     if (zone != null) s = s.withZone(ZoneId.of(text(zone)));
+    SessionOptionValue timeout = session.getSessionOption(TIMEOUT);
+    if (timeout != null) s = s.withStatementTimeoutMs(Long.parseLong(text(timeout)));
     return s;
   }
 

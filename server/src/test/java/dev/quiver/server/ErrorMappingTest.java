@@ -15,7 +15,7 @@ class ErrorMappingTest {
   @CsvSource({
       "SYNTAX_ERROR, INVALID_ARGUMENT", "INVALID_QUERY, INVALID_ARGUMENT", "DATA_ERROR, INVALID_ARGUMENT",
       "NOT_FOUND, NOT_FOUND", "UNSUPPORTED, UNIMPLEMENTED", "CORRUPT_FILE, UNKNOWN",
-      "RESOURCE_EXHAUSTED, RESOURCE_EXHAUSTED", "CANCELLED, CANCELLED", "INTERNAL, INTERNAL"})
+      "RESOURCE_EXHAUSTED, RESOURCE_EXHAUSTED", "CANCELLED, CANCELLED", "TIMED_OUT, TIMED_OUT", "INTERNAL, INTERNAL"})
   void everyCodeHasOneStatus(ErrorCode code, FlightStatusCode status) {
     var e = ErrorMapping.toFlight(new RuntimeException("wrapped", new QuiverException(code, "the message")));
     assertThat(e.status().code()).isEqualTo(status);

@@ -15,10 +15,14 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   private final BufferAllocator allocator;
   private final EvalContext ctx;
 
-  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx) {
+  private final dev.quiver.planner.Cancellation cancellation;
+
+  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
+      dev.quiver.planner.Cancellation cancellation) {
     this.catalog = catalog;
     this.allocator = allocator;
     this.ctx = ctx;
+    this.cancellation = cancellation;
   }
 
   public Operator plan(LogicalPlan plan) {
@@ -27,7 +31,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(catalog, p, allocator, BATCH_ROWS);
+    return new ScanExec(catalog, p, allocator, BATCH_ROWS, cancellation);
   }
 
   @Override

@@ -17,8 +17,12 @@ public final class ScanExec extends Operator {
   private final ScanMetrics metrics = new ScanMetrics();
   private final ParquetScan scan;
 
-  ScanExec(Catalog catalog, LogicalPlan.TableScan plan, BufferAllocator allocator, int batchRows) {
+  private final dev.quiver.planner.Cancellation cancellation;
+
+  ScanExec(Catalog catalog, LogicalPlan.TableScan plan, BufferAllocator allocator, int batchRows,
+      dev.quiver.planner.Cancellation cancellation) {
     this.plan = plan;
+    this.cancellation = cancellation;
     ScanPredicate p = plan.predicate() == null ? new ScanPredicate.Const(true) : plan.predicate();
     this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows);
   }
@@ -36,6 +40,7 @@ public final class ScanExec extends Operator {
 
   @Override
   protected VectorSchemaRoot produce() {
+    cancellation.check();
     return scan.next();
   }
 
