@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quiver.sample.Events;
 import dev.quiver.sample.Lineitem;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.DriverManager;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -90,5 +96,35 @@ class MetadataTest {
     var m = TestServer.scanMetrics(jdbc, "SELECT count(*) FROM sales WHERE year = 2024");
     assertThat(m.get("row_groups_pruned_partition")).isEqualTo(1); // 30 rows in one 50-row group
     assertThat(TestServer.scalarLong(jdbc, "SELECT sum(year) FROM sales WHERE year < 2024")).isEqualTo(30L * 2023);
+  }
+
+  @Test
+  void typeInfoSqlInfoAndSessionOptions() throws Exception {
+    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.apache.arrow.flight.sql.FlightSqlClient c = server.flightSql(a)) {
+      List<String> types = new ArrayList<>();
+      try (org.apache.arrow.flight.FlightStream s = c.getStream(c.getXdbcTypeInfo().getEndpoints().get(0).getTicket())) {
+        while (s.next()) {
+          for (int i = 0; i < s.getRoot().getRowCount(); i++) types.add(s.getRoot().getVector("type_name").getObject(i).toString());
+        }
+      }
+      assertThat(types).contains("BIGINT", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP");
+      // an id the server does not know is ignored, not an error
+      var info = c.getSqlInfo(new int[] {0, 999_999});
+      try (org.apache.arrow.flight.FlightStream s = c.getStream(info.getEndpoints().get(0).getTicket())) {
+        assertThat(s.next()).isTrue();
+        assertThat(s.getRoot().getRowCount()).isEqualTo(1);
+      }
+    }
+    Connection withCatalog = DriverManager.getConnection(server.jdbcUrl() + "&catalog=quiver"); // SetSessionOptions
+    assertThat(TestServer.scalarLong(withCatalog, "SELECT count(*) FROM lineitem")).isPositive();
+    try {
+      withCatalog.close();
+    } catch (java.sql.SQLException driverBug) {
+      // the 18.3.0 driver shuts its channel down before its CloseSession call ("Channel shutdown invoked")
+      assertThat(driverBug).hasMessageContaining("Channel shutdown invoked");
+    }
+    assertThatThrownBy(() -> DriverManager.getConnection(server.jdbcUrl() + "&catalog=nope").close())
+        .isInstanceOf(java.sql.SQLException.class);
   }
 }

@@ -42,6 +42,10 @@ final class TestServer implements AutoCloseable {
     return DriverManager.getConnection(server.jdbcUrl());
   }
 
+  String jdbcUrl() {
+    return server.jdbcUrl();
+  }
+
   FlightSqlClient flightSql(BufferAllocator allocator) {
     return new FlightSqlClient(FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", port())).build());
   }

@@ -452,7 +452,124 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     }
   }
 
+  // ---- sessions -------------------------------------------------------------------------------
+
+  /**
+   * Flight SQL session options: {@code catalog} and {@code schema} (the JDBC driver sends them for a
+   * {@code catalog=} URL key; only Quiver's one catalog and schema are valid) and Quiver's own settings,
+   * which SET changes too.
+   */
+  @Override
+  public void setSessionOptions(org.apache.arrow.flight.SetSessionOptionsRequest request, CallContext context,
+      StreamListener<org.apache.arrow.flight.SetSessionOptionsResult> listener) {
+    try {
+      java.util.Map<String, org.apache.arrow.flight.SetSessionOptionsResult.Error> errors = new java.util.HashMap<>();
+      org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
+      for (var e : request.getSessionOptions().entrySet()) {
+        String name = e.getKey().toLowerCase(Locale.ROOT);
+        String value = SessionSettings.text(e.getValue());
+        boolean ok;
+        if (name.equals("catalog")) {
+          ok = value.equalsIgnoreCase(Analyzer.CATALOG);
+        } else if (name.equals("schema")) {
+          ok = value.equalsIgnoreCase(Analyzer.SCHEMA);
+        } else {
+          try {
+            SessionSettings.apply(m.getSession(), SessionSettings.parse("SET " + name + " = '" + value.replace("'", "") + "'"));
+            continue;
+          } catch (RuntimeException bad) {
+            errors.put(e.getKey(), new org.apache.arrow.flight.SetSessionOptionsResult.Error(
+                org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_NAME));
+            continue;
+          }
+        }
+        if (!ok) {
+          errors.put(e.getKey(), new org.apache.arrow.flight.SetSessionOptionsResult.Error(
+              org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
+        }
+      }
+      listener.onNext(new org.apache.arrow.flight.SetSessionOptionsResult(errors));
+      listener.onCompleted();
+    } catch (Throwable t) {
+      listener.onError(ErrorMapping.toFlight(t));
+    }
+  }
+
+  @Override
+  public void getSessionOptions(org.apache.arrow.flight.GetSessionOptionsRequest request, CallContext context,
+      StreamListener<org.apache.arrow.flight.GetSessionOptionsResult> listener) {
+    dev.quiver.planner.QuerySettings current = settings(context);
+    java.util.Map<String, org.apache.arrow.flight.SessionOptionValue> options = new java.util.LinkedHashMap<>();
+    options.put("catalog", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Analyzer.CATALOG));
+    options.put("schema", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Analyzer.SCHEMA));
+    for (String name : SessionSettings.ALL) {
+      options.put(name, org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(
+          SessionSettings.value(name, current)));
+    }
+    listener.onNext(new org.apache.arrow.flight.GetSessionOptionsResult(options));
+    listener.onCompleted();
+  }
+
+  @Override
+  public void closeSession(org.apache.arrow.flight.CloseSessionRequest request, CallContext context,
+      StreamListener<org.apache.arrow.flight.CloseSessionResult> listener) {
+    org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
+    if (m != null && m.hasSession()) m.closeSession();
+    listener.onNext(new org.apache.arrow.flight.CloseSessionResult(org.apache.arrow.flight.CloseSessionResult.Status.CLOSED));
+    listener.onCompleted();
+  }
+
   // ---- metadata -------------------------------------------------------------------------------
+
+  @Override
+  public FlightInfo getFlightInfoTypeInfo(org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo request,
+      CallContext context, FlightDescriptor descriptor) {
+    return info(Schemas.GET_TYPE_INFO_SCHEMA, descriptor, pack(request).toByteArray());
+  }
+
+  /** One row per SQL type Quiver has (XDBC / JDBC getTypeInfo), optionally filtered by data type. */
+  @Override
+  public void getStreamTypeInfo(org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo request,
+      CallContext context, ServerStreamListener listener) {
+    record T(String name, int dataType, int size, String prefix, boolean caseSensitive, boolean unsigned, boolean fixed) {}
+    List<T> types = List.of(
+        new T("BOOLEAN", java.sql.Types.BOOLEAN, 1, null, false, false, false),
+        new T("TINYINT", java.sql.Types.TINYINT, 3, null, false, false, false),
+        new T("SMALLINT", java.sql.Types.SMALLINT, 5, null, false, false, false),
+        new T("INTEGER", java.sql.Types.INTEGER, 10, null, false, false, false),
+        new T("BIGINT", java.sql.Types.BIGINT, 19, null, false, false, false),
+        new T("REAL", java.sql.Types.REAL, 7, null, false, false, false),
+        new T("DOUBLE", java.sql.Types.DOUBLE, 15, null, false, false, false),
+        new T("DECIMAL", java.sql.Types.DECIMAL, 38, null, false, false, true),
+        new T("VARCHAR", java.sql.Types.VARCHAR, Integer.MAX_VALUE, "'", true, false, false),
+        new T("VARBINARY", java.sql.Types.VARBINARY, Integer.MAX_VALUE, "X'", false, false, false),
+        new T("DATE", java.sql.Types.DATE, 10, "DATE '", false, false, false),
+        new T("TIMESTAMP", java.sql.Types.TIMESTAMP, 29, "TIMESTAMP '", false, false, false),
+        new T("TIMESTAMP WITH TIME ZONE", java.sql.Types.TIMESTAMP_WITH_TIMEZONE, 35, "TIMESTAMP '", false, false, false));
+    List<T> selected = types.stream()
+        .filter(t -> !request.hasDataType() || request.getDataType() == t.dataType()).toList();
+    stream(Schemas.GET_TYPE_INFO_SCHEMA, listener, r -> {
+      for (int i = 0; i < selected.size(); i++) {
+        T t = selected.get(i);
+        setString(r, "type_name", i, t.name());
+        ((org.apache.arrow.vector.IntVector) r.getVector("data_type")).setSafe(i, t.dataType());
+        ((org.apache.arrow.vector.IntVector) r.getVector("column_size")).setSafe(i, t.size());
+        if (t.prefix() != null) {
+          setString(r, "literal_prefix", i, t.prefix());
+          setString(r, "literal_suffix", i, "'");
+        }
+        ((org.apache.arrow.vector.IntVector) r.getVector("nullable")).setSafe(i, java.sql.DatabaseMetaData.typeNullable);
+        ((org.apache.arrow.vector.BitVector) r.getVector("case_sensitive")).setSafe(i, t.caseSensitive() ? 1 : 0);
+        ((org.apache.arrow.vector.IntVector) r.getVector("searchable")).setSafe(i, java.sql.DatabaseMetaData.typeSearchable);
+        ((org.apache.arrow.vector.BitVector) r.getVector("unsigned_attribute")).setSafe(i, t.unsigned() ? 1 : 0);
+        ((org.apache.arrow.vector.BitVector) r.getVector("fixed_prec_scale")).setSafe(i, t.fixed() ? 1 : 0);
+        ((org.apache.arrow.vector.BitVector) r.getVector("auto_increment")).setSafe(i, 0);
+        setString(r, "local_type_name", i, t.name());
+        ((org.apache.arrow.vector.IntVector) r.getVector("sql_data_type")).setSafe(i, t.dataType());
+      }
+      r.setRowCount(selected.size());
+    });
+  }
 
   @Override
   public FlightInfo getFlightInfoSqlInfo(CommandGetSqlInfo request, CallContext context, FlightDescriptor descriptor) {

@@ -115,7 +115,7 @@ final class SessionSettings {
     return s;
   }
 
-  private static String text(SessionOptionValue v) {
+  static String text(SessionOptionValue v) {
     return v.acceptVisitor(new org.apache.arrow.flight.NoOpSessionOptionValueVisitor<String>() {
       @Override
       public String visit(String value) {
