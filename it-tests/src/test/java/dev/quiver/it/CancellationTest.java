@@ -102,9 +102,61 @@ class CancellationTest {
       assertThatThrownBy(() -> TestServer.rows(c, "SELECT count(*) FROM lineitem WHERE regexp_like(l_comment, '(a|e)+z(o|u)*q')"))
           .isInstanceOf(SQLException.class).hasMessageContaining("statement timeout of 20 ms");
       st.execute("SET quiver.statement_timeout_ms = 0");
-      assertThat(TestServer.rows(c, "SHOW ALL")).hasSize(3).contains(List.of("quiver.statement_timeout_ms", "0"),
+      assertThat(TestServer.rows(c, "SHOW ALL")).hasSize(4).contains(List.of("quiver.statement_timeout_ms", "0"),
           List.of("quiver.optimizer.simplify", "true"), List.of("timezone", "Z"));
       try (ResultSet rs = st.executeQuery("SELECT count(*) FROM lineitem")) {
+        assertThat(rs.next()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void jdbcStatementCancelStopsTheScan() throws Exception {
+    try (Connection c = java.sql.DriverManager.getConnection(server.jdbcUrl()); Statement st = c.createStatement()) {
+      st.execute("SET quiver.batch_rows = 1000");
+      ResultSet rs = st.executeQuery("SELECT l_comment FROM lineitem WHERE regexp_like(l_comment, 'ly') OR l_orderkey > 0");
+      assertThat(rs.next()).isTrue();
+      long t0 = System.nanoTime();
+      st.cancel();
+      assertThat(untilIdle(t0)).isLessThan(1_000);
+    }
+  }
+
+  @Test
+  void batchRowsSettingShapesTheStream() throws Exception {
+    try (BufferAllocator a = new RootAllocator();
+        FlightSqlClient c = new FlightSqlClient(org.apache.arrow.flight.FlightClient.builder(a,
+            org.apache.arrow.flight.Location.forGrpcInsecure("127.0.0.1", server.port()))
+            .intercept(new org.apache.arrow.flight.client.ClientCookieMiddleware.Factory()).build())) {
+      assertThatThrownBy(() -> c.executeUpdate("SET quiver.batch_rows = 0")).hasMessageContaining("between 1 and 1000000");
+      c.executeUpdate("SET quiver.batch_rows = 500"); // kept in the session the cookie names
+      FlightInfo info = c.execute("SELECT l_orderkey FROM lineitem");
+      long rows = 0;
+      int batches = 0;
+      try (FlightStream s = c.getStream(info.getEndpoints().get(0).getTicket())) {
+        while (s.next()) {
+          assertThat(s.getRoot().getRowCount()).isLessThanOrEqualTo(500);
+          rows += s.getRoot().getRowCount();
+          batches++;
+        }
+      }
+      assertThat(batches).isGreaterThanOrEqualTo((int) (rows / 500));
+      assertThat(rows).isPositive();
+    }
+  }
+
+  @Test
+  void jdbcExecuteBatchOfAQueryIsAClearError() throws Exception {
+    try (Connection c = java.sql.DriverManager.getConnection(server.jdbcUrl());
+        java.sql.PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM lineitem WHERE l_orderkey = ?")) {
+      ps.setLong(1, 1);
+      ps.addBatch();
+      ps.setLong(1, 2);
+      ps.addBatch();
+      assertThatThrownBy(ps::executeBatch).isInstanceOf(SQLException.class).hasMessageContaining("read-only");
+      ps.clearBatch();
+      ps.setLong(1, 3);
+      try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
       }
     }

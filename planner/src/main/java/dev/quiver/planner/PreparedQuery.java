@@ -10,7 +10,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * executing it returns (the plan's output, or the single {@code plan} column of an EXPLAIN).
  */
 public record PreparedQuery(String sql, ExplainMode explain, LogicalPlan analyzed, Optimizer.Result optimized,
-    Schema schema, dev.quiver.planner.kernel.EvalContext eval, List<org.apache.arrow.vector.types.pojo.ArrowType> parameterTypes) {
+    Schema schema, dev.quiver.planner.kernel.EvalContext eval, List<org.apache.arrow.vector.types.pojo.ArrowType> parameterTypes,
+    int batchRows) {
 
   public enum ExplainMode { NONE, EXPLAIN, VERBOSE, ANALYZE, ANALYZE_VERBOSE }
 

@@ -20,6 +20,7 @@ public final class Main {
     Users users = Users.none();
     java.nio.file.Path tlsCert = null;
     java.nio.file.Path tlsKey = null;
+    java.nio.file.Path tlsClientCa = null;
     String host = "127.0.0.1";
     int port = 31337;
     long memory = QuiverServer.DEFAULT_QUERY_MEMORY;
@@ -45,6 +46,7 @@ public final class Main {
           users.with(spec.substring(0, colon), spec.substring(colon + 1));
         }
         case "--tls-cert" -> tlsCert = java.nio.file.Path.of(value(args, ++i));
+        case "--tls-client-ca" -> tlsClientCa = java.nio.file.Path.of(value(args, ++i));
         case "--tls-key" -> tlsKey = java.nio.file.Path.of(value(args, ++i));
         case "-h", "--help" -> {
           usage();
@@ -72,7 +74,8 @@ public final class Main {
           + " (generating it on first use, about a minute)...");
       data = SampleData.ensure(dir).toString();
     }
-    QuiverServer server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey));
+    QuiverServer server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
+        .withClientCa(tlsClientCa));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -116,8 +119,8 @@ public final class Main {
 
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
-        + " [--query-memory BYTES] [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM]"
-        + " [--insecure]");
+        + " [--query-memory BYTES] [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
+        + " [--tls-client-ca PEM]] [--insecure]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT] [--tls] [--user NAME"
         + " --password PASSWORD] [-e SQL]");
     System.out.println("       java -jar server/target/quiver-server.jar hash-password NAME < password");

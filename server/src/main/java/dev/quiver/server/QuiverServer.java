@@ -54,6 +54,7 @@ public final class QuiverServer implements AutoCloseable {
             new org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator(config.users())));
       }
       if (config.tls()) builder.useTls(config.tlsCert().toFile(), config.tlsKey().toFile());
+      if (config.tls() && config.tlsClientCa() != null) builder.useMTlsClientVerification(config.tlsClientCa().toFile());
       FlightServer server = builder.build();
       server.start();
       QuiverServer q = new QuiverServer(allocator, server, config.host(), config.tls());

@@ -22,7 +22,8 @@ final class SessionSettings {
   static final String SIMPLIFY = "quiver.optimizer.simplify";
   static final String TIMEZONE = "timezone";
   static final String TIMEOUT = "quiver.statement_timeout_ms";
-  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT);
+  static final String BATCH_ROWS = "quiver.batch_rows";
+  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS);
   private static final Pattern SHOW = Pattern.compile("^\\s*SHOW\\s+(TIME\\s+ZONE|ALL|[A-Za-z_][\\w.]*)\\s*;?\\s*$",
       Pattern.CASE_INSENSITIVE);
   private static final Pattern SET = Pattern.compile(
@@ -51,6 +52,12 @@ final class SessionSettings {
       case TIMEOUT -> {
         if (!value.matches("\\d{1,12}")) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, TIMEOUT + " must be a number of milliseconds (0 for none)");
+        }
+        return new Assignment(name, value);
+      }
+      case BATCH_ROWS -> {
+        if (!value.matches("\\d{1,7}") || Integer.parseInt(value) < 1 || Integer.parseInt(value) > 1_000_000) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, BATCH_ROWS + " must be between 1 and 1000000");
         }
         return new Assignment(name, value);
       }
@@ -91,6 +98,7 @@ final class SessionSettings {
     return switch (name) {
       case SIMPLIFY -> Boolean.toString(s.simplify());
       case TIMEZONE -> s.zone().getId();
+      case BATCH_ROWS -> Integer.toString(s.batchRows());
       default -> Long.toString(s.statementTimeoutMs());
     };
   }
@@ -112,6 +120,8 @@ final class SessionSettings {
     if (zone != null) s = s.withZone(ZoneId.of(text(zone)));
     SessionOptionValue timeout = session.getSessionOption(TIMEOUT);
     if (timeout != null) s = s.withStatementTimeoutMs(Long.parseLong(text(timeout)));
+    SessionOptionValue rows = session.getSessionOption(BATCH_ROWS);
+    if (rows != null) s = s.withBatchRows(Integer.parseInt(text(rows)));
     return s;
   }
 

@@ -8,21 +8,21 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /** Turns an optimized logical plan into operators that allocate from the query's allocator. */
 public final class PhysicalPlanner implements PlanVisitor<Operator> {
-  /** Rows per scan batch; the server splits batches further to stay under its byte cap. */
-  public static final int BATCH_ROWS = 32_768;
-
   private final Catalog catalog;
   private final BufferAllocator allocator;
   private final EvalContext ctx;
 
   private final dev.quiver.planner.Cancellation cancellation;
 
+  private final int batchRows;
+
   public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
-      dev.quiver.planner.Cancellation cancellation) {
+      dev.quiver.planner.Cancellation cancellation, int batchRows) {
     this.catalog = catalog;
     this.allocator = allocator;
     this.ctx = ctx;
     this.cancellation = cancellation;
+    this.batchRows = batchRows;
   }
 
   public Operator plan(LogicalPlan plan) {
@@ -31,7 +31,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(catalog, p, allocator, BATCH_ROWS, cancellation);
+    return new ScanExec(catalog, p, allocator, batchRows, cancellation);
   }
 
   @Override
