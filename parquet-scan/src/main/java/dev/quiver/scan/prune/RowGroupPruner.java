@@ -27,6 +27,14 @@ public final class RowGroupPruner {
     for (String c : pred.columns()) predicateColumns.add(ColumnPath.get(c));
   }
 
+  public FilterPredicate predicate() {
+    return predicate;
+  }
+
+  public Set<ColumnPath> predicateColumns() {
+    return predicateColumns;
+  }
+
   /** The level that prunes {@code block}, or null if it might hold a matching row. */
   public PruningLevel prune(ParquetFileReader reader, BlockMetaData block) {
     List<ColumnChunkMetaData> columns = block.getColumns();

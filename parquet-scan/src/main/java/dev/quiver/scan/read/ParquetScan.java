@@ -37,6 +37,11 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.internal.filter2.columnindex.ColumnIndexFilter;
+import org.apache.parquet.internal.filter2.columnindex.RowRanges;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
@@ -56,6 +61,7 @@ public final class ParquetScan implements AutoCloseable {
   private final ScanMetrics metrics;
   private final FooterCache footers;
   private final int batchRows;
+  private final boolean usePageIndex;
 
   private int fileIndex = -1;
   private ParquetFileReader reader;
@@ -70,6 +76,16 @@ public final class ParquetScan implements AutoCloseable {
 
   public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
       BufferAllocator allocator, ScanMetrics metrics, int batchRows) {
+    this(catalog, table, columns, predicate, allocator, metrics, batchRows, true);
+  }
+
+  /**
+   * A scan; with {@code usePageIndex} the column and offset indexes narrow each surviving row group to
+   * the pages that might match, and only those pages are read (rows stay aligned across columns).
+   */
+  public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
+      BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex) {
+    this.usePageIndex = usePageIndex;
     this.table = table;
     this.fields = new ArrayList<>();
     for (String c : columns) {
@@ -157,16 +173,20 @@ public final class ParquetScan implements AutoCloseable {
   private void startRowGroup(int index, BlockMetaData block) {
     Set<String> requestedNames = new HashSet<>();
     for (Type t : requested.getFields()) requestedNames.add(t.getName());
+    columnReaders = new ColumnReader[fields.size()];
+    RowRanges ranges = pageRanges(index, block, requestedNames);
     long bytes = 0;
     for (ColumnChunkMetaData c : block.getColumns()) {
-      if (requestedNames.contains(c.getPath().toDotString())) bytes += c.getTotalSize();
+      if (requestedNames.contains(c.getPath().toDotString())) bytes += ranges == null ? c.getTotalSize() : bytesRead(c, ranges, block);
     }
-    metrics.scanned(block.getRowCount(), bytes);
-    rowsLeftInGroup = block.getRowCount();
-    columnReaders = new ColumnReader[fields.size()];
-    if (requested.getFieldCount() == 0) return;
+    long rows = ranges == null ? block.getRowCount() : ranges.rowCount();
+    metrics.scanned(rows, bytes);
+    rowsLeftInGroup = rows;
+    if (requested.getFieldCount() == 0 || rows == 0) return;
     try {
-      PageReadStore pages = reader.readRowGroup(index);
+      // a filtered read returns only the overlapping pages; parquet-java's column readers then skip
+      // to the selected row indexes, so all columns stay row-aligned
+      PageReadStore pages = ranges == null ? reader.readRowGroup(index) : reader.readFilteredRowGroup(index, ranges);
       ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
           reader.getFooter().getFileMetaData().getCreatedBy());
       for (int c = 0; c < fields.size(); c++) {
@@ -178,6 +198,52 @@ public final class ParquetScan implements AutoCloseable {
       }
     } catch (IOException | RuntimeException e) {
       throw corrupt("cannot read row group " + index, e);
+    }
+  }
+
+  /**
+   * The rows of row group {@code index} the page index says might match, or null to read it whole
+   * (no predicate, no page index, or no page excluded). Counts the excluded pages.
+   */
+  private RowRanges pageRanges(int index, BlockMetaData block, Set<String> requestedNames) {
+    if (!usePageIndex || pruner == null || requested.getFieldCount() == 0) return null;
+    Set<ColumnPath> paths = new HashSet<>();
+    for (String n : requestedNames) paths.add(ColumnPath.get(n));
+    if (!paths.containsAll(pruner.predicateColumns())) return null; // unrequested columns would read as all-NULL
+    try {
+      RowRanges rr = ColumnIndexFilter.calculateRowRanges(FilterCompat.get(pruner.predicate()),
+          reader.getColumnIndexStore(index), paths, block.getRowCount());
+      if (rr.rowCount() >= block.getRowCount()) return null;
+      for (ColumnChunkMetaData c : block.getColumns()) {
+        if (!requestedNames.contains(c.getPath().toDotString())) continue;
+        OffsetIndex oi = reader.readOffsetIndex(c);
+        if (oi == null) continue;
+        long skipped = 0;
+        for (int p = 0; p < oi.getPageCount(); p++) {
+          if (!rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) skipped++;
+        }
+        metrics.pagesPruned(skipped);
+      }
+      return rr;
+    } catch (IOException | RuntimeException e) {
+      return null; // a broken page index only costs pruning, never rows
+    }
+  }
+
+  /** Compressed bytes of the pages of {@code c} that overlap {@code rr} (the whole chunk if unknown). */
+  private long bytesRead(ColumnChunkMetaData c, RowRanges rr, BlockMetaData block) {
+    try {
+      OffsetIndex oi = reader.readOffsetIndex(c);
+      if (oi == null) return c.getTotalSize();
+      long bytes = 0;
+      for (int p = 0; p < oi.getPageCount(); p++) {
+        if (rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) {
+          bytes += oi.getCompressedPageSize(p);
+        }
+      }
+      return bytes;
+    } catch (IOException | RuntimeException e) {
+      return c.getTotalSize();
     }
   }
 
