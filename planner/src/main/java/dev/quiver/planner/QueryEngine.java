@@ -83,7 +83,8 @@ public final class QueryEngine {
     EvalContext eval = EvalContext.now(settings.zone());
     Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
-    return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows());
+    return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows(),
+        settings.pruning());
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
@@ -92,7 +93,7 @@ public final class QueryEngine {
 
   /** Runs a prepared query; its scans call {@code cancellation} between batches. */
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator, Cancellation cancellation) {
-    Operator root = new PhysicalPlanner(catalog, allocator, query.eval(), cancellation, query.batchRows())
+    Operator root = new PhysicalPlanner(catalog, allocator, query.eval(), cancellation, query.batchRows(), query.pruning())
         .plan(query.plan());
     if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
     try {

@@ -7,25 +7,30 @@ import java.time.ZoneOffset;
  * Per-session settings that change planning: whether expressions are simplified (off shows the same
  * query without the simplifier: same rows, fewer row groups pruned) and the session time zone.
  */
-public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows) {
+public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows, boolean pruning) {
   public static final int DEFAULT_BATCH_ROWS = 32_768;
-  public static final QuerySettings DEFAULT = new QuerySettings(true, ZoneOffset.UTC, 0, DEFAULT_BATCH_ROWS);
+  public static final QuerySettings DEFAULT = new QuerySettings(true, ZoneOffset.UTC, 0, DEFAULT_BATCH_ROWS, true);
 
   public QuerySettings withSimplify(boolean on) {
-    return new QuerySettings(on, zone, statementTimeoutMs, batchRows);
+    return new QuerySettings(on, zone, statementTimeoutMs, batchRows, pruning);
   }
 
   public QuerySettings withZone(ZoneId z) {
-    return new QuerySettings(simplify, z, statementTimeoutMs, batchRows);
+    return new QuerySettings(simplify, z, statementTimeoutMs, batchRows, pruning);
   }
 
   /** 0 means no timeout. */
   public QuerySettings withStatementTimeoutMs(long ms) {
-    return new QuerySettings(simplify, zone, ms, batchRows);
+    return new QuerySettings(simplify, zone, ms, batchRows, pruning);
+  }
+
+  /** Off: scans read every row group and page (the filter still runs): the baseline for benchmarks. */
+  public QuerySettings withPruning(boolean on) {
+    return new QuerySettings(simplify, zone, statementTimeoutMs, batchRows, on);
   }
 
   /** Rows per scan batch (results are also split at a few MiB). */
   public QuerySettings withBatchRows(int rows) {
-    return new QuerySettings(simplify, zone, statementTimeoutMs, rows);
+    return new QuerySettings(simplify, zone, statementTimeoutMs, rows, pruning);
   }
 }

@@ -37,7 +37,7 @@ public final class Lineitem {
       .named("lineitem");
 
   /** Row order of a generated file. */
-  public enum Order { NATURAL, SHIPDATE }
+  public enum Order { NATURAL, SHIPDATE, SHUFFLED }
 
   private Lineitem() {}
 
@@ -55,6 +55,8 @@ public final class Lineitem {
     if (order == Order.SHIPDATE) {
       rows.sort(Comparator.comparingInt(LineItem::getShipDate).thenComparingLong(LineItem::getOrderKey)
           .thenComparingInt(LineItem::getLineNumber));
+    } else if (order == Order.SHUFFLED) {
+      java.util.Collections.shuffle(rows, new java.util.Random(42));
     }
     try (ParquetWriter<Object[]> w = RowWriter.open(file, SCHEMA, b -> tune.apply(b
         .withRowGroupRowCountLimit(rowGroupRows)

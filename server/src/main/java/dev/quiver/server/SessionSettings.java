@@ -23,7 +23,8 @@ final class SessionSettings {
   static final String TIMEZONE = "timezone";
   static final String TIMEOUT = "quiver.statement_timeout_ms";
   static final String BATCH_ROWS = "quiver.batch_rows";
-  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS);
+  static final String PRUNING = "quiver.scan.pruning";
+  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS, PRUNING);
   private static final Pattern SHOW = Pattern.compile("^\\s*SHOW\\s+(TIME\\s+ZONE|ALL|[A-Za-z_][\\w.]*)\\s*;?\\s*$",
       Pattern.CASE_INSENSITIVE);
   private static final Pattern SET = Pattern.compile(
@@ -42,10 +43,10 @@ final class SessionSettings {
     String name = m.group(1) != null ? TIMEZONE : m.group(2).toLowerCase(Locale.ROOT);
     String value = unquote(m.group(3));
     switch (name) {
-      case SIMPLIFY -> {
+      case SIMPLIFY, PRUNING -> {
         String v = value.toLowerCase(Locale.ROOT);
         if (!v.matches("true|false|on|off")) {
-          throw new QuiverException(ErrorCode.INVALID_QUERY, SIMPLIFY + " must be true or false, not " + value);
+          throw new QuiverException(ErrorCode.INVALID_QUERY, name + " must be true or false, not " + value);
         }
         return new Assignment(name, Boolean.toString(v.equals("true") || v.equals("on")));
       }
@@ -99,12 +100,13 @@ final class SessionSettings {
       case SIMPLIFY -> Boolean.toString(s.simplify());
       case TIMEZONE -> s.zone().getId();
       case BATCH_ROWS -> Integer.toString(s.batchRows());
+      case PRUNING -> Boolean.toString(s.pruning());
       default -> Long.toString(s.statementTimeoutMs());
     };
   }
 
   static void apply(ServerSessionMiddleware.Session session, Assignment a) {
-    SessionOptionValue v = a.name().equals(SIMPLIFY)
+    SessionOptionValue v = a.name().equals(SIMPLIFY) || a.name().equals(PRUNING)
         ? SessionOptionValueFactory.makeSessionOptionValue(Boolean.parseBoolean(a.value()))
         : SessionOptionValueFactory.makeSessionOptionValue(a.value());
     session.setSessionOption(a.name(), v);
@@ -114,6 +116,8 @@ final class SessionSettings {
   static QuerySettings of(ServerSessionMiddleware.Session session, QuerySettings defaults) {
     if (session == null) return defaults;
     QuerySettings s = defaults;
+    SessionOptionValue pruning = session.getSessionOption(PRUNING);
+    if (pruning != null) s = s.withPruning(Boolean.parseBoolean(text(pruning)));
     SessionOptionValue simplify = session.getSessionOption(SIMPLIFY);
     if (simplify != null) s = s.withSimplify(Boolean.parseBoolean(text(simplify)));
     SessionOptionValue zone = session.getSessionOption(TIMEZONE);

@@ -15,9 +15,11 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   private final dev.quiver.planner.Cancellation cancellation;
 
   private final int batchRows;
+  private final boolean pruning;
 
   public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
-      dev.quiver.planner.Cancellation cancellation, int batchRows) {
+      dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning) {
+    this.pruning = pruning;
     this.catalog = catalog;
     this.allocator = allocator;
     this.ctx = ctx;
@@ -31,7 +33,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(catalog, p, allocator, batchRows, cancellation);
+    return new ScanExec(catalog, p, allocator, batchRows, cancellation, pruning);
   }
 
   @Override

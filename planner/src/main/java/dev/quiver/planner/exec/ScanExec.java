@@ -20,11 +20,11 @@ public final class ScanExec extends Operator {
   private final dev.quiver.planner.Cancellation cancellation;
 
   ScanExec(Catalog catalog, LogicalPlan.TableScan plan, BufferAllocator allocator, int batchRows,
-      dev.quiver.planner.Cancellation cancellation) {
+      dev.quiver.planner.Cancellation cancellation, boolean pruning) {
     this.plan = plan;
     this.cancellation = cancellation;
-    ScanPredicate p = plan.predicate() == null ? new ScanPredicate.Const(true) : plan.predicate();
-    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows);
+    ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
+    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows, pruning);
   }
 
   @Override public Schema schema() { return plan.schema(); }

@@ -1,0 +1,22 @@
+package dev.quiver.bench;
+
+import java.util.Arrays;
+
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning [options]}. */
+public final class Bench {
+  private Bench() {}
+
+  public static void main(String[] args) throws Exception {
+    String what = args.length == 0 ? "planning" : args[0];
+    String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
+    switch (what) {
+      case "planning" -> PlanningBenchmark.main(rest);
+      case "pruning" -> PruningBenchmark.main(rest);
+      default -> {
+        System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar pruning [--sf 1] [--runs 5] [--out bench/results]");
+        System.exit(2);
+      }
+    }
+  }
+}
