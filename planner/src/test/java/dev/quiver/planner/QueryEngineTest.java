@@ -139,6 +139,13 @@ class QueryEngineTest {
         .containsExactly("7", "'2020-02-30'", "5");
     assertThat(run("SELECT 1 + 2 * 3, 7 / 2, -7 % 3, 1.50 * 2, 10 / 4.0").get(0).toString())
         .isEqualTo("[7, 3, -1, 3.00, 2.5]");
+    // decimals run on unscaled longs while they fit, and fall back to exact BigDecimal when they do not
+    assertThat(run("SELECT CAST(99999999.99 AS DECIMAL(10,2)) * CAST(99999999.99 AS DECIMAL(10,2)), "
+        + "CAST(0.10 AS DECIMAL(3,2)) + CAST(0.005 AS DECIMAL(4,3)), CAST(1.5 AS DECIMAL(2,1)) < CAST(1.25 AS DECIMAL(3,2))")
+        .get(0).toString()).isEqualTo("[9999999998000000.0001, 0.105, false]");
+    assertThat(run("SELECT sum(dec), avg(dec), min(dec) FROM t WHERE dec > CAST(-5 AS DECIMAL(10,2))").get(0).get(0))
+        .isEqualTo(TestTables.rows().stream().filter(r -> r[4] != null && (Long) r[4] > -500)
+            .map(r -> java.math.BigDecimal.valueOf((Long) r[4], 2)).reduce(java.math.BigDecimal.ZERO, java.math.BigDecimal::add));
   }
 
   @Test

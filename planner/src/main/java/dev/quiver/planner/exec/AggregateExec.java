@@ -53,6 +53,7 @@ public final class AggregateExec extends Operator {
     long longSum;
     double doubleSum;
     BigDecimal decimalSum = BigDecimal.ZERO;
+    long unscaledSum; // small decimals: summed as unscaled longs while they fit, then folded into decimalSum
     Object best;
 
     Acc(AggregateCall call) {
@@ -97,6 +98,25 @@ public final class AggregateExec extends Operator {
       return;
     }
     try (ColumnValues v = arg.eval(b, allocator)) {
+      if (acc.family == Kernels.Family.DECIMAL && Kernels.smallDecimal(v.type())
+          && (acc.call.func() == LogicalPlan.AggFunc.SUM || acc.call.func() == LogicalPlan.AggFunc.AVG)) {
+        int scale = ((ArrowType.Decimal) v.type()).getScale();
+        for (int i = 0; i < n; i++) {
+          if (v.isNull(i)) continue;
+          acc.count++;
+          long x = v.getUnscaledLong(i);
+          long s = acc.unscaledSum + x;
+          if (((acc.unscaledSum ^ s) & (x ^ s)) < 0) { // overflow: move the running sum into the BigDecimal
+            acc.decimalSum = acc.decimalSum.add(BigDecimal.valueOf(acc.unscaledSum, scale));
+            acc.unscaledSum = x;
+          } else {
+            acc.unscaledSum = s;
+          }
+        }
+        acc.decimalSum = acc.decimalSum.add(BigDecimal.valueOf(acc.unscaledSum, scale));
+        acc.unscaledSum = 0;
+        return;
+      }
       for (int i = 0; i < n; i++) {
         if (v.isNull(i)) continue;
         acc.count++;

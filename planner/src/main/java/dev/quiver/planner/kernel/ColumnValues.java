@@ -20,6 +20,12 @@ public interface ColumnValues extends AutoCloseable {
 
   BigDecimal getDecimal(int i);
 
+  /**
+   * The unscaled value of a DECIMAL whose precision is at most 18 (so it fits a long), read without
+   * building a BigDecimal.
+   */
+  long getUnscaledLong(int i);
+
   byte[] getBytes(int i);
 
   boolean getBool(int i);

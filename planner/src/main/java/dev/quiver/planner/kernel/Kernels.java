@@ -81,7 +81,11 @@ public final class Kernels {
     try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
       BitVector out = newBool(alloc, n);
       try {
-        if (f == Family.LONG && b instanceof ScalarValues s && s.value() != null) {
+        if (f == Family.DECIMAL && smallDecimal(a.type()) && a.type().equals(b.type())) {
+          for (int i = 0; i < n; i++) {
+            if (!a.isNull(i) && !b.isNull(i)) out.set(i, test(op, Long.compare(a.getUnscaledLong(i), b.getUnscaledLong(i))) ? 1 : 0);
+          }
+        } else if (f == Family.LONG && b instanceof ScalarValues s && s.value() != null) {
           long k = (Long) s.value();
           for (int i = 0; i < n; i++) {
             if (!a.isNull(i)) out.set(i, test(op, Long.compare(a.getLong(i), k)) ? 1 : 0);
@@ -233,12 +237,26 @@ public final class Kernels {
       FieldVector out = Vectors.create("", type, alloc, n);
       try {
         Family f = family(type);
+        boolean fast = f == Family.DECIMAL && smallDecimal(a.type()) && smallDecimal(b.type());
+        int scaleA = a.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
+        int scaleB = b.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
         for (int i = 0; i < n; i++) {
           if (a.isNull(i) || b.isNull(i)) continue;
           switch (f) {
             case LONG -> Vectors.setLong(out, i, checkRange(longOp(op, a.getLong(i), b.getLong(i)), type));
             case DOUBLE -> Vectors.set(out, i, doubleOp(op, a.getDouble(i), b.getDouble(i), type));
-            case DECIMAL -> Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), (ArrowType.Decimal) type));
+            case DECIMAL -> {
+              if (fast) {
+                try {
+                  ((org.apache.arrow.vector.DecimalVector) out).set(i, decimalLongOp(op, a.getUnscaledLong(i), scaleA,
+                      b.getUnscaledLong(i), scaleB, (ArrowType.Decimal) type));
+                  continue;
+                } catch (ArithmeticException overflowOfTheFastPath) {
+                  // fall back to exact BigDecimal arithmetic for this row
+                }
+              }
+              Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), (ArrowType.Decimal) type));
+            }
             default -> throw QuiverException.internal("arithmetic on " + type);
           }
         }
@@ -251,6 +269,39 @@ public final class Kernels {
       }
       return done(out, n);
     }
+  }
+
+  /** Whether a type is a DECIMAL whose unscaled values always fit a long. */
+  public static boolean smallDecimal(ArrowType t) {
+    return t instanceof ArrowType.Decimal d && d.getPrecision() <= 18;
+  }
+
+  private static final long[] POW10 = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L,
+      1_000_000_000L, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L, 10_000_000_000_000L,
+      100_000_000_000_000L, 1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L,
+      1_000_000_000_000_000_000L};
+
+  /**
+   * Decimal +, -, * on unscaled longs; throws ArithmeticException whenever the exact path does not apply
+   * (overflow, division, a scale it does not produce), so the caller falls back to BigDecimal.
+   */
+  static long decimalLongOp(ArithOp op, long a, int sa, long b, int sb, ArrowType.Decimal type) {
+    int s = type.getScale();
+    long r = switch (op) {
+      case ADD, SUBTRACT -> {
+        if (s < sa || s < sb || s - sa >= POW10.length || s - sb >= POW10.length) throw new ArithmeticException();
+        long x = Math.multiplyExact(a, POW10[s - sa]);
+        long y = Math.multiplyExact(b, POW10[s - sb]);
+        yield op == ArithOp.ADD ? Math.addExact(x, y) : Math.subtractExact(x, y);
+      }
+      case MULTIPLY -> {
+        if (s != sa + sb) throw new ArithmeticException();
+        yield Math.multiplyExact(a, b);
+      }
+      default -> throw new ArithmeticException();
+    };
+    if (type.getPrecision() <= 18 && Math.abs(r) >= POW10[type.getPrecision()]) throw new ArithmeticException();
+    return r;
   }
 
   private static BigDecimal decimalOf(ColumnValues v, int i) {

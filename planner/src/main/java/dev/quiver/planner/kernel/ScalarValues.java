@@ -11,6 +11,7 @@ public record ScalarValues(Object value, ArrowType type) implements ColumnValues
   public long getLong(int i) { return (Long) value; }
   public double getDouble(int i) { return (Double) value; }
   public BigDecimal getDecimal(int i) { return (BigDecimal) value; }
+  public long getUnscaledLong(int i) { return ((BigDecimal) value).unscaledValue().longValueExact(); }
   public byte[] getBytes(int i) {
     return value instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : (byte[]) value;
   }

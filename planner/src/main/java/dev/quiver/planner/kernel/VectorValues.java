@@ -52,6 +52,9 @@ public final class VectorValues implements ColumnValues {
 
   public BigDecimal getDecimal(int i) { return ((DecimalVector) vector).getObject(i); }
 
+  /** The low 8 of the 16 little-endian bytes: the whole value when the precision is at most 18. */
+  public long getUnscaledLong(int i) { return ((DecimalVector) vector).getDataBuffer().getLong((long) i * DecimalVector.TYPE_WIDTH); }
+
   public byte[] getBytes(int i) {
     if (vector instanceof VarCharVector v) return v.get(i);
     return ((VarBinaryVector) vector).get(i);
