@@ -143,6 +143,11 @@ class QueryEngineTest {
     assertThat(run("SELECT CAST(99999999.99 AS DECIMAL(10,2)) * CAST(99999999.99 AS DECIMAL(10,2)), "
         + "CAST(0.10 AS DECIMAL(3,2)) + CAST(0.005 AS DECIMAL(4,3)), CAST(1.5 AS DECIMAL(2,1)) < CAST(1.25 AS DECIMAL(3,2))")
         .get(0).toString()).isEqualTo("[9999999998000000.0001, 0.105, false]");
+    java.math.BigDecimal big = new java.math.BigDecimal("10000000000000000000");
+    assertThat(run("SELECT sum(dec * CAST(10000000000000000000 AS DECIMAL(20,0))) FROM t").get(0).get(0))
+        .isEqualTo(TestTables.rows().stream().filter(r -> r[4] != null)
+            .map(r -> java.math.BigDecimal.valueOf((Long) r[4], 2).multiply(big)).reduce(java.math.BigDecimal.ZERO,
+                java.math.BigDecimal::add));
     assertThat(run("SELECT sum(dec), avg(dec), min(dec) FROM t WHERE dec > CAST(-5 AS DECIMAL(10,2))").get(0).get(0))
         .isEqualTo(TestTables.rows().stream().filter(r -> r[4] != null && (Long) r[4] > -500)
             .map(r -> java.math.BigDecimal.valueOf((Long) r[4], 2)).reduce(java.math.BigDecimal.ZERO, java.math.BigDecimal::add));

@@ -98,13 +98,19 @@ public final class AggregateExec extends Operator {
       return;
     }
     try (ColumnValues v = arg.eval(b, allocator)) {
-      if (acc.family == Kernels.Family.DECIMAL && Kernels.smallDecimal(v.type())
+      if (acc.family == Kernels.Family.DECIMAL && v.type() instanceof ArrowType.Decimal
           && (acc.call.func() == LogicalPlan.AggFunc.SUM || acc.call.func() == LogicalPlan.AggFunc.AVG)) {
         int scale = ((ArrowType.Decimal) v.type()).getScale();
         for (int i = 0; i < n; i++) {
           if (v.isNull(i)) continue;
           acc.count++;
-          long x = v.getUnscaledLong(i);
+          long x;
+          try {
+            x = v.getUnscaledLong(i);
+          } catch (ArithmeticException wide) {
+            acc.decimalSum = acc.decimalSum.add(v.getDecimal(i));
+            continue;
+          }
           long s = acc.unscaledSum + x;
           if (((acc.unscaledSum ^ s) & (x ^ s)) < 0) { // overflow: move the running sum into the BigDecimal
             acc.decimalSum = acc.decimalSum.add(BigDecimal.valueOf(acc.unscaledSum, scale));

@@ -21,8 +21,8 @@ public interface ColumnValues extends AutoCloseable {
   BigDecimal getDecimal(int i);
 
   /**
-   * The unscaled value of a DECIMAL whose precision is at most 18 (so it fits a long), read without
-   * building a BigDecimal.
+   * The unscaled value of a DECIMAL as a long, read without building a BigDecimal; ArithmeticException
+   * when it does not fit (never for precision up to 18).
    */
   long getUnscaledLong(int i);
 

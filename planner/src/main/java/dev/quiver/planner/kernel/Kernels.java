@@ -237,7 +237,7 @@ public final class Kernels {
       FieldVector out = Vectors.create("", type, alloc, n);
       try {
         Family f = family(type);
-        boolean fast = f == Family.DECIMAL && smallDecimal(a.type()) && smallDecimal(b.type());
+        boolean fast = f == Family.DECIMAL && a.type() instanceof ArrowType.Decimal && b.type() instanceof ArrowType.Decimal;
         int scaleA = a.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
         int scaleB = b.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
         for (int i = 0; i < n; i++) {

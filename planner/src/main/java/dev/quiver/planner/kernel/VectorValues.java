@@ -52,8 +52,14 @@ public final class VectorValues implements ColumnValues {
 
   public BigDecimal getDecimal(int i) { return ((DecimalVector) vector).getObject(i); }
 
-  /** The low 8 of the 16 little-endian bytes: the whole value when the precision is at most 18. */
-  public long getUnscaledLong(int i) { return ((DecimalVector) vector).getDataBuffer().getLong((long) i * DecimalVector.TYPE_WIDTH); }
+  /** The low 8 of the 16 little-endian bytes, if the high 8 are only its sign; else ArithmeticException. */
+  public long getUnscaledLong(int i) {
+    org.apache.arrow.memory.ArrowBuf data = ((DecimalVector) vector).getDataBuffer();
+    long low = data.getLong((long) i * DecimalVector.TYPE_WIDTH);
+    long high = data.getLong((long) i * DecimalVector.TYPE_WIDTH + 8);
+    if (high != (low >> 63)) throw new ArithmeticException("decimal does not fit a long");
+    return low;
+  }
 
   public byte[] getBytes(int i) {
     if (vector instanceof VarCharVector v) return v.get(i);
