@@ -57,6 +57,29 @@ public final class FilterExec extends Operator {
     }
   }
 
+  /**
+   * Copies the selected rows of a fixed-width vector run by run: one memory copy per run of consecutive
+   * rows for the values, then the validity bits.
+   */
+  static void copyRuns(org.apache.arrow.vector.BaseFixedWidthVector src, org.apache.arrow.vector.BaseFixedWidthVector dst,
+      int[] selected, int count) {
+    int width = src.getTypeWidth();
+    org.apache.arrow.memory.ArrowBuf from = src.getDataBuffer();
+    org.apache.arrow.memory.ArrowBuf to = dst.getDataBuffer();
+    org.apache.arrow.memory.ArrowBuf validity = dst.getValidityBuffer();
+    int i = 0;
+    while (i < count) {
+      int start = i;
+      while (i + 1 < count && selected[i + 1] == selected[i] + 1) i++;
+      int len = i - start + 1;
+      to.setBytes((long) start * width, from, (long) selected[start] * width, (long) len * width);
+      i++;
+    }
+    for (int k = 0; k < count; k++) {
+      org.apache.arrow.vector.BitVectorHelper.setValidityBit(validity, k, src.isNull(selected[k]) ? 0 : 1);
+    }
+  }
+
   /** A new batch with rows {@code selected[0..count)} of {@code batch}. */
   static VectorSchemaRoot take(VectorSchemaRoot batch, int[] selected, int count, BufferAllocator allocator) {
     List<FieldVector> out = new ArrayList<>();
@@ -68,7 +91,11 @@ public final class FilterExec extends Operator {
         fields.add(src.getField());
         dst.setInitialCapacity(count);
         dst.allocateNew();
-        for (int i = 0; i < count; i++) dst.copyFromSafe(selected[i], i, src);
+        if (src instanceof org.apache.arrow.vector.BaseFixedWidthVector f && !(src instanceof org.apache.arrow.vector.BitVector)) {
+          copyRuns(f, (org.apache.arrow.vector.BaseFixedWidthVector) dst, selected, count);
+        } else {
+          for (int i = 0; i < count; i++) dst.copyFromSafe(selected[i], i, src);
+        }
         dst.setValueCount(count);
       }
     } catch (RuntimeException e) {
