@@ -399,8 +399,25 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.error(ErrorMapping.toFlight(t));
     } finally {
       running.remove(key, cancelled);
-      if (allocator != null) allocator.close();
+      if (allocator != null) closeWhenReleased(allocator);
     }
+  }
+
+  /**
+   * Closes a query's allocator once the transport has let go of the last batch it sent: gRPC may still
+   * hold a message's buffers for a moment after {@code completed()}. A real leak still fails the close.
+   */
+  private static void closeWhenReleased(BufferAllocator allocator) {
+    long deadline = System.nanoTime() + 2_000_000_000L;
+    while (allocator.getAllocatedMemory() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    allocator.close();
   }
 
   /** Queries now streaming (for operations and tests). */
@@ -745,7 +762,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   private void stream(Schema schema, ServerStreamListener listener, Consumer<VectorSchemaRoot> fill) {
-    try (BufferAllocator allocator = newQueryAllocator(); VectorSchemaRoot r = VectorSchemaRoot.create(schema, allocator)) {
+    BufferAllocator allocator = newQueryAllocator();
+    try (VectorSchemaRoot r = VectorSchemaRoot.create(schema, allocator)) {
       r.allocateNew();
       fill.accept(r);
       listener.start(r);
@@ -753,6 +771,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.completed();
     } catch (Throwable t) {
       listener.error(ErrorMapping.toFlight(t));
+    } finally {
+      closeWhenReleased(allocator);
     }
   }
 

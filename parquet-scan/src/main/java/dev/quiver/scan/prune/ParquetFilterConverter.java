@@ -41,10 +41,18 @@ public final class ParquetFilterConverter {
   public sealed interface Result {}
   public record Always() implements Result {}
   public record Never() implements Result {}
-  /** A parquet predicate and the columns it reads. */
-  public record Pred(FilterPredicate predicate, Set<String> columns) implements Result {
+  /**
+   * A parquet predicate, the columns it reads, and those it tests for equality (= or IN): only those can
+   * profit from dictionaries and bloom filters, whose pages cost I/O.
+   */
+  public record Pred(FilterPredicate predicate, Set<String> columns, Set<String> equalityColumns) implements Result {
     public Pred {
       columns = Set.copyOf(columns);
+      equalityColumns = Set.copyOf(equalityColumns);
+    }
+
+    Pred(FilterPredicate predicate, Set<String> columns) {
+      this(predicate, columns, Set.of());
     }
   }
 
@@ -56,6 +64,7 @@ public final class ParquetFilterConverter {
   private final Set<String> partitionColumns;
   private final boolean nanSafeFloatStats;
   private final Set<String> used = new HashSet<>();
+  private final Set<String> equality = new HashSet<>();
 
   private ParquetFilterConverter(MessageType schema, DataFile file, Set<String> partitionColumns, String createdBy) {
     this.schema = schema;
@@ -68,7 +77,7 @@ public final class ParquetFilterConverter {
       String createdBy) {
     ParquetFilterConverter c = new ParquetFilterConverter(fileSchema, file, partitionColumns, createdBy);
     Result r = c.conv(p, false);
-    return r instanceof Pred pr ? new Pred(pr.predicate(), c.used) : r;
+    return r instanceof Pred pr ? new Pred(pr.predicate(), c.used, c.equality) : r;
   }
 
   private Result conv(ScanPredicate p, boolean negated) {
@@ -155,6 +164,7 @@ public final class ParquetFilterConverter {
     if (v == null) return TRUE;
     Operators.Column<?> c = parquetColumn(col);
     if (c instanceof Operators.BooleanColumn && op != Op.EQ && op != Op.NE) return TRUE;
+    if (op == Op.EQ) equality.add(col.getName());
     return pred(col, cmp(c, op, v));
   }
 
@@ -168,6 +178,7 @@ public final class ParquetFilterConverter {
       values.add(pv);
     }
     Operators.Column<?> c = parquetColumn(col);
+    if (!negated) equality.add(col.getName());
     return pred(col, inRaw(c, values, negated));
   }
 

@@ -14,17 +14,20 @@ import org.apache.parquet.hadoop.metadata.ColumnPath;
 
 /**
  * Decides per row group which level, if any, proves that no row can match: statistics first, then
- * dictionaries (only read when a predicate column of the chunk has one), then bloom filters (only read
- * when a predicate column has one). The loop is Quiver's so every decision is attributed.
+ * dictionaries, then bloom filters — those two only for columns the predicate tests with = or IN (for
+ * ranges statistics already know what a dictionary would tell, and blooms cannot answer), and only if
+ * the chunk has one, since reading them costs I/O. The loop is Quiver's so every decision is attributed.
  */
 public final class RowGroupPruner {
   private final FilterPredicate predicate;
   private final Set<ColumnPath> predicateColumns;
+  private final Set<ColumnPath> equalityColumns = new HashSet<>();
 
   public RowGroupPruner(ParquetFilterConverter.Pred pred) {
     this.predicate = pred.predicate();
     this.predicateColumns = new HashSet<>();
     for (String c : pred.columns()) predicateColumns.add(ColumnPath.get(c));
+    for (String c : pred.equalityColumns()) equalityColumns.add(ColumnPath.get(c));
   }
 
   public FilterPredicate predicate() {
@@ -42,7 +45,8 @@ public final class RowGroupPruner {
     boolean hasDictionary = false;
     boolean hasBloom = false;
     for (ColumnChunkMetaData c : columns) {
-      if (!predicateColumns.contains(c.getPath())) continue;
+      // ranges are settled by statistics; dictionaries and blooms pay off for = and IN only
+      if (!equalityColumns.contains(c.getPath())) continue;
       hasDictionary |= c.hasDictionaryPage();
       hasBloom |= c.getBloomFilterOffset() >= 0;
     }
