@@ -144,7 +144,7 @@ public final class SqlTypes {
     b = signedView(b);
     if (a.equals(b)) return a;
     if (isFloat(a) || isFloat(b)) {
-      return a.equals(REAL) && b.equals(REAL) ? REAL : (isFloat(a) || isFloat(b)) ? floatCommon(a, b) : DOUBLE;
+      return a.equals(REAL) && b.equals(REAL) ? REAL : DOUBLE;
     }
     if (isDecimal(a) || isDecimal(b)) {
       ArrowType.Decimal x = asDecimal(a);
@@ -155,11 +155,6 @@ public final class SqlTypes {
     }
     int width = Math.max(((ArrowType.Int) a).getBitWidth(), ((ArrowType.Int) b).getBitWidth());
     return new ArrowType.Int(width, true);
-  }
-
-  private static ArrowType floatCommon(ArrowType a, ArrowType b) {
-    if (a.equals(REAL) && b.equals(REAL)) return REAL;
-    return DOUBLE;
   }
 
   /**
@@ -175,8 +170,8 @@ public final class SqlTypes {
     if (isString(a) && (isTemporal(b) || isBoolean(b) || isNumeric(b))) return isNumeric(b) ? null : b;
     if (isString(b) && (isTemporal(a) || isBoolean(a))) return a;
     if (isTemporal(a) && isTemporal(b)) {
-      if (a instanceof ArrowType.Date) return timestampLike(b, null);
-      if (b instanceof ArrowType.Date) return timestampLike(a, null);
+      if (a instanceof ArrowType.Date) return b; // a DATE meets a TIMESTAMP at the timestamp's type
+      if (b instanceof ArrowType.Date) return a;
       ArrowType.Timestamp x = (ArrowType.Timestamp) a;
       ArrowType.Timestamp y = (ArrowType.Timestamp) b;
       TimeUnit unit = x.getUnit().ordinal() >= y.getUnit().ordinal() ? x.getUnit() : y.getUnit();
@@ -184,9 +179,5 @@ public final class SqlTypes {
       return new ArrowType.Timestamp(unit, tz);
     }
     return null;
-  }
-
-  private static ArrowType timestampLike(ArrowType ts, String ignored) {
-    return ts;
   }
 }
