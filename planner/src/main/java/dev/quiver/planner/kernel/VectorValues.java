@@ -23,11 +23,22 @@ public final class VectorValues implements ColumnValues {
   private final FieldVector vector;
   private final boolean owned;
   private final ArrowType type;
+  /** How {@link #getLong} reads this vector, decided once instead of per value. */
+  private final int longKind;
 
   public VectorValues(FieldVector vector, boolean owned) {
     this.vector = vector;
     this.owned = owned;
     this.type = vector.getField().getType();
+    if (vector instanceof UInt1Vector) longKind = 1;
+    else if (vector instanceof UInt2Vector) longKind = 2;
+    else if (vector instanceof UInt4Vector) longKind = 3;
+    else if (vector instanceof org.apache.arrow.vector.BigIntVector) longKind = 4;
+    else if (vector instanceof org.apache.arrow.vector.IntVector) longKind = 5;
+    else if (vector instanceof DateDayVector) longKind = 6;
+    else if (vector instanceof TimeStampVector) longKind = 7;
+    else if (vector instanceof BaseIntVector) longKind = 8;
+    else longKind = 0;
   }
 
   public ArrowType type() { return type; }
@@ -35,13 +46,17 @@ public final class VectorValues implements ColumnValues {
   public boolean isNull(int i) { return vector.isNull(i); }
 
   public long getLong(int i) {
-    if (vector instanceof UInt1Vector u) return u.get(i) & 0xFFL;
-    if (vector instanceof UInt2Vector u) return u.get(i);
-    if (vector instanceof UInt4Vector u) return u.get(i) & 0xFFFFFFFFL;
-    if (vector instanceof BaseIntVector b) return b.getValueAsLong(i);
-    if (vector instanceof DateDayVector d) return d.get(i);
-    if (vector instanceof TimeStampVector t) return t.get(i);
-    throw QuiverException.internal("getLong on " + type);
+    return switch (longKind) {
+      case 1 -> ((UInt1Vector) vector).get(i) & 0xFFL;
+      case 2 -> ((UInt2Vector) vector).get(i);
+      case 3 -> ((UInt4Vector) vector).get(i) & 0xFFFFFFFFL;
+      case 4 -> ((org.apache.arrow.vector.BigIntVector) vector).get(i);
+      case 5 -> ((org.apache.arrow.vector.IntVector) vector).get(i);
+      case 6 -> ((DateDayVector) vector).get(i);
+      case 7 -> ((TimeStampVector) vector).get(i);
+      case 8 -> ((BaseIntVector) vector).getValueAsLong(i);
+      default -> throw QuiverException.internal("getLong on " + type);
+    };
   }
 
   public double getDouble(int i) {
