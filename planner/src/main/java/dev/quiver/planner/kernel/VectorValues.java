@@ -43,7 +43,15 @@ public final class VectorValues implements ColumnValues {
 
   public ArrowType type() { return type; }
 
-  public boolean isNull(int i) { return vector.isNull(i); }
+  /** Whether the batch has no NULL at all: counted once (a bit scan), then isNull needs no lookup. */
+  private final boolean noNulls() {
+    if (noNulls == null) noNulls = vector.getNullCount() == 0;
+    return noNulls;
+  }
+
+  private Boolean noNulls;
+
+  public boolean isNull(int i) { return !noNulls() && vector.isNull(i); }
 
   public long getLong(int i) {
     return switch (longKind) {
