@@ -8,16 +8,20 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.apache.parquet.column.ParquetProperties;
 
 /**
  * The bundled sample data set, generated once, deterministically, into a cache directory outside git:
- * TPC-H {@code lineitem} at scale factor 0.1 sorted by {@code l_shipdate} in ~64k-row row groups, and
- * the synthetic {@code events} table.
+ * all eight TPC-H tables at scale factor 0.1, so every TPC-H query runs on it ({@code lineitem} sorted by
+ * {@code l_shipdate} and {@code orders} in {@code o_orderkey} order, both in ~64k-row row groups; the
+ * other six in one row group each), and the synthetic {@code events} table. One {@code <table>.parquet}
+ * file per table.
  */
 public final class SampleData {
-  public static final String VERSION = "v1";
-  public static final double LINEITEM_SCALE_FACTOR = 0.1;
+  public static final String VERSION = "v2";
+  public static final double TPCH_SCALE_FACTOR = 0.1;
   public static final int LINEITEM_ROW_GROUP_ROWS = 65_536;
+  public static final int ORDERS_ROW_GROUP_ROWS = 65_536;
   public static final long EVENTS_ROWS = 100_000;
   public static final long EVENTS_SEED = 20_240_101L;
   public static final int EVENTS_ROW_GROUP_ROWS = 8_192;
@@ -45,8 +49,13 @@ public final class SampleData {
     try {
       Files.createDirectories(dir.getParent());
       Path tmp = Files.createTempDirectory(dir.getParent(), dir.getFileName() + ".tmp");
-      Lineitem.write(tmp.resolve("lineitem.parquet"), LINEITEM_SCALE_FACTOR, Lineitem.Order.SHIPDATE,
+      Lineitem.write(tmp.resolve("lineitem.parquet"), TPCH_SCALE_FACTOR, Lineitem.Order.SHIPDATE,
           LINEITEM_ROW_GROUP_ROWS, b -> b);
+      for (TpchTables.Table<?> t : TpchTables.ALL) {
+        int rowGroupRows = t == TpchTables.ORDERS
+            ? ORDERS_ROW_GROUP_ROWS : ParquetProperties.DEFAULT_ROW_GROUP_ROW_COUNT_LIMIT;
+        t.write(tmp.resolve(t.name() + ".parquet"), TPCH_SCALE_FACTOR, rowGroupRows, b -> b);
+      }
       Events.write(tmp.resolve("events.parquet"), EVENTS_ROWS, EVENTS_SEED, EVENTS_ROW_GROUP_ROWS);
       Files.writeString(tmp.resolve(COMPLETE), VERSION + "\n");
       deleteRecursively(dir);

@@ -1,40 +1,54 @@
 package dev.quiver.planner.exec;
 
 import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.kernel.ExprCompiler;
-import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.kernel.PhysicalExpr;
 import dev.quiver.planner.kernel.Vectors;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
-import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
-import java.math.BigDecimal;
+import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** Aggregates the whole input into one row (no GROUP BY). Integer sums that overflow BIGINT are errors. */
+/**
+ * Hash aggregation: consumes the whole input, keeping one row of accumulators per distinct group key
+ * (NULL keys form their own group), then emits the groups in batches. Without GROUP BY there is exactly
+ * one group, even for an empty input. The hash table is charged to the query's memory limit.
+ */
 public final class AggregateExec extends Operator {
   private final Operator input;
   private final LogicalPlan.Aggregate plan;
   private final BufferAllocator allocator;
+  private final int batchRows;
+  private final List<PhysicalExpr> keys = new ArrayList<>();
   private final List<PhysicalExpr> args = new ArrayList<>();
-  private boolean done;
+  private final MemoryReservation memory;
+  private List<Group> groups;
+  private int emitted;
 
-  AggregateExec(Operator input, LogicalPlan.Aggregate plan, BufferAllocator allocator, dev.quiver.planner.kernel.EvalContext ctx) {
+  /** One group: its key values (physical form) and accumulators. */
+  private record Group(Object[] keyValues, Accumulator[] accs) {}
+
+  AggregateExec(Operator input, LogicalPlan.Aggregate plan, BufferAllocator allocator, EvalContext ctx, int batchRows) {
     this.input = input;
     this.plan = plan;
     this.allocator = allocator;
+    this.batchRows = batchRows;
+    for (NamedExpr g : plan.groups()) keys.add(ExprCompiler.compile(g.expr(), input.schema(), ctx));
     for (AggregateCall c : plan.aggregates()) {
       args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
     }
+    this.memory = new MemoryReservation(allocator, "the hash aggregation");
   }
 
   @Override public Schema schema() { return plan.schema(); }
@@ -42,149 +56,105 @@ public final class AggregateExec extends Operator {
 
   @Override
   public String describe() {
-    return "AggregateExec: " + plan.aggregates().stream().map(a -> a + " AS " + a.name()).collect(Collectors.joining(", "));
+    String g = plan.groups().isEmpty() ? "" : "groupBy=[" + plan.groups().stream().map(n -> n.expr() + " AS " + n.name())
+        .collect(Collectors.joining(", ")) + "] ";
+    return "AggregateExec: " + g + plan.aggregates().stream().map(a -> a + " AS " + a.name()).collect(Collectors.joining(", "));
   }
 
-  /** The running state of one aggregate. */
-  private static final class Acc {
-    final AggregateCall call;
-    final Kernels.Family family;
-    long count;
-    long longSum;
-    double doubleSum;
-    BigDecimal decimalSum = BigDecimal.ZERO;
-    long unscaledSum; // small decimals: summed as unscaled longs while they fit, then folded into decimalSum
-    Object best;
+  @Override
+  public Map<String, Long> metrics() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    if (groups != null) m.put("groups", (long) groups.size());
+    return m;
+  }
 
-    Acc(AggregateCall call) {
-      this.call = call;
-      this.family = call.arg() == null ? null : Kernels.family(call.arg().type());
+  private Group newGroup(Object[] keyValues) {
+    Accumulator[] accs = new Accumulator[plan.aggregates().size()];
+    long size = 64;
+    for (int a = 0; a < accs.length; a++) {
+      accs[a] = Accumulator.create(plan.aggregates().get(a));
+      size += accs[a].size();
+    }
+    for (Object k : keyValues) size += 16 + (k instanceof String s ? 40 + s.length() : 16);
+    memory.add(size);
+    return new Group(keyValues, accs);
+  }
+
+  private void consume() {
+    groups = new ArrayList<>();
+    Map<Object, Group> table = new HashMap<>();
+    if (keys.isEmpty()) groups.add(newGroup(new Object[0]));
+    VectorSchemaRoot batch;
+    while ((batch = input.next()) != null) {
+      try (VectorSchemaRoot b = batch) {
+        int n = b.getRowCount();
+        List<ColumnValues> keyValues = new ArrayList<>();
+        List<ColumnValues> argValues = new ArrayList<>();
+        try {
+          for (PhysicalExpr k : keys) keyValues.add(k.eval(b, allocator));
+          for (PhysicalExpr a : args) argValues.add(a == null ? null : a.eval(b, allocator));
+          Accumulator[][] rowAccs = new Accumulator[n][];
+          if (keys.isEmpty()) {
+            java.util.Arrays.fill(rowAccs, groups.get(0).accs());
+          } else {
+            for (int i = 0; i < n; i++) {
+              Object key = Keys.row(keyValues, i);
+              Group g = table.get(key);
+              if (g == null) {
+                Object[] kv = new Object[keys.size()];
+                for (int c = 0; c < kv.length; c++) kv[c] = keyValues.get(c).getObject(i);
+                g = newGroup(kv);
+                table.put(key, g);
+                groups.add(g);
+              }
+              rowAccs[i] = g.accs();
+            }
+          }
+          // one aggregate at a time over the batch: a tight loop per accumulator column
+          for (int a = 0; a < argValues.size(); a++) {
+            ColumnValues v = argValues.get(a);
+            for (int i = 0; i < n; i++) rowAccs[i][a].add(v, i);
+          }
+        } finally {
+          keyValues.forEach(ColumnValues::close);
+          for (ColumnValues v : argValues) if (v != null) v.close();
+        }
+      }
     }
   }
 
   @Override
   protected VectorSchemaRoot produce() {
-    if (done) return null;
-    done = true;
-    List<Acc> accs = new ArrayList<>();
-    for (AggregateCall c : plan.aggregates()) accs.add(new Acc(c));
-    VectorSchemaRoot batch;
-    while ((batch = input.next()) != null) {
-      try (VectorSchemaRoot b = batch) {
-        for (int a = 0; a < accs.size(); a++) accumulate(accs.get(a), args.get(a), b);
-      }
-    }
+    if (groups == null) consume();
+    if (emitted >= groups.size()) return null;
+    int count = Math.min(batchRows, groups.size() - emitted);
+    List<Field> fields = plan.schema().getFields();
     List<FieldVector> out = new ArrayList<>();
     try {
-      for (Acc acc : accs) {
-        FieldVector v = acc.call.field().createVector(allocator);
+      for (int c = 0; c < fields.size(); c++) {
+        FieldVector v = fields.get(c).createVector(allocator);
         out.add(v);
-        v.setInitialCapacity(1);
+        v.setInitialCapacity(count);
         v.allocateNew();
-        Vectors.set(v, 0, result(acc));
-        v.setValueCount(1);
+        int nk = keys.size();
+        for (int r = 0; r < count; r++) {
+          Group g = groups.get(emitted + r);
+          Vectors.set(v, r, c < nk ? g.keyValues()[c] : g.accs()[c - nk].result());
+        }
+        v.setValueCount(count);
       }
     } catch (RuntimeException e) {
       out.forEach(FieldVector::close);
       throw e;
     }
-    return new VectorSchemaRoot(plan.schema().getFields(), out, 1);
+    emitted += count;
+    return new VectorSchemaRoot(fields, out, count);
   }
 
-  private void accumulate(Acc acc, PhysicalExpr arg, VectorSchemaRoot b) {
-    int n = b.getRowCount();
-    if (arg == null) {
-      acc.count += n;
-      return;
-    }
-    try (ColumnValues v = arg.eval(b, allocator)) {
-      if (acc.family == Kernels.Family.DECIMAL && v.type() instanceof ArrowType.Decimal
-          && (acc.call.func() == LogicalPlan.AggFunc.SUM || acc.call.func() == LogicalPlan.AggFunc.AVG)) {
-        int scale = ((ArrowType.Decimal) v.type()).getScale();
-        for (int i = 0; i < n; i++) {
-          if (v.isNull(i)) continue;
-          acc.count++;
-          long x;
-          try {
-            x = v.getUnscaledLong(i);
-          } catch (ArithmeticException wide) {
-            acc.decimalSum = acc.decimalSum.add(v.getDecimal(i));
-            continue;
-          }
-          long s = acc.unscaledSum + x;
-          if (((acc.unscaledSum ^ s) & (x ^ s)) < 0) { // overflow: move the running sum into the BigDecimal
-            acc.decimalSum = acc.decimalSum.add(BigDecimal.valueOf(acc.unscaledSum, scale));
-            acc.unscaledSum = x;
-          } else {
-            acc.unscaledSum = s;
-          }
-        }
-        acc.decimalSum = acc.decimalSum.add(BigDecimal.valueOf(acc.unscaledSum, scale));
-        acc.unscaledSum = 0;
-        return;
-      }
-      for (int i = 0; i < n; i++) {
-        if (v.isNull(i)) continue;
-        acc.count++;
-        switch (acc.call.func()) {
-          case COUNT -> { }
-          case SUM, AVG -> add(acc, v, i);
-          case MIN, MAX -> {
-            Object x = v.getObject(i);
-            if (acc.best == null) {
-              acc.best = x;
-            } else {
-              int c = Kernels.compareObjects(acc.family, x, acc.best);
-              if (acc.call.func() == LogicalPlan.AggFunc.MIN ? c < 0 : c > 0) acc.best = x;
-            }
-          }
-        }
-      }
-    }
-  }
-
-  private static void add(Acc acc, ColumnValues v, int i) {
-    switch (acc.family) {
-      case LONG -> {
-        if (acc.call.func() == LogicalPlan.AggFunc.AVG) {
-          acc.decimalSum = acc.decimalSum.add(BigDecimal.valueOf(v.getLong(i)));
-        } else {
-          try {
-            acc.longSum = Math.addExact(acc.longSum, v.getLong(i));
-          } catch (ArithmeticException e) {
-            throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + acc.call.arg() + ") overflows BIGINT");
-          }
-        }
-      }
-      case DOUBLE -> acc.doubleSum += v.getDouble(i);
-      case DECIMAL, ULONG -> acc.decimalSum = acc.decimalSum.add(dev.quiver.planner.kernel.Casts.exact(v.getObject(i), v.type()));
-      default -> throw QuiverException.internal("sum over " + v.type());
-    }
-  }
-
-  private static Object result(Acc acc) {
-    ArrowType t = acc.call.type();
-    switch (acc.call.func()) {
-      case COUNT:
-        return acc.count;
-      case MIN:
-      case MAX:
-        return acc.best;
-      case SUM:
-        if (acc.count == 0) return null;
-        if (acc.family == Kernels.Family.LONG) return acc.longSum;
-        if (acc.family == Kernels.Family.DOUBLE) return acc.doubleSum;
-        BigDecimal s = acc.decimalSum.setScale(((ArrowType.Decimal) t).getScale());
-        if (s.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
-          throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + acc.call.arg() + ") overflows " + SqlTypes.sqlName(t));
-        }
-        return s;
-      case AVG:
-        if (acc.count == 0) return null;
-        if (acc.family == Kernels.Family.DOUBLE) return acc.doubleSum / acc.count;
-        return acc.decimalSum.divide(BigDecimal.valueOf(acc.count), java.math.MathContext.DECIMAL64).doubleValue();
-      default:
-        throw QuiverException.internal("aggregate " + acc.call.func());
-    }
+  @Override
+  public void close() {
+    super.close();
+    groups = null;
+    memory.close();
   }
 }

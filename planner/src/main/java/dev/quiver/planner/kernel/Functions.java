@@ -55,6 +55,8 @@ public final class Functions {
       def("regexp_like", 2, 2, a -> SqlTypes.BOOLEAN,
           (v, t, r, c) -> compile((String) v[1]).matcher((String) v[0]).find()),
       def("date_trunc", 2, 2, a -> a.get(1), (v, t, r, c) -> dateTrunc((String) v[0], (Long) v[1], t[1])),
+      def("add_interval", 3, 3, a -> a.get(0), (v, t, r, c) -> addInterval((Long) v[0], t[0], (Long) v[1], (Long) v[2])),
+      def("strpos", 2, 2, a -> SqlTypes.BIGINT, (v, t, r, c) -> strpos((String) v[0], (String) v[1])),
       def("date_part", 2, 2, a -> SqlTypes.BIGINT, (v, t, r, c) -> datePart((String) v[0], (Long) v[1], t[1], c)),
       Map.entry("now", new Def("now", Volatility.STABLE, false, 0, 0, a -> SqlTypes.TIMESTAMPTZ,
           (v, t, r, c) -> c.startMicros())),
@@ -94,6 +96,34 @@ public final class Functions {
 
   private static QuiverException invalid(String f, ArrowType t) {
     return new QuiverException(ErrorCode.INVALID_QUERY, "function " + f + " is not defined for " + SqlTypes.sqlName(t));
+  }
+
+  /** 1-based position of {@code needle} in {@code s} in characters, 0 when absent. */
+  private static long strpos(String s, String needle) {
+    int i = s.indexOf(needle);
+    return i < 0 ? 0 : s.codePointCount(0, i) + 1;
+  }
+
+  /** A DATE (days) or TIMESTAMP (its unit) plus calendar months and a duration in microseconds. */
+  private static Object addInterval(long value, ArrowType type, long months, long micros) {
+    try {
+      if (type instanceof ArrowType.Date) {
+        return LocalDate.ofEpochDay(value).plusMonths(months).plusDays(micros / 86_400_000_000L).toEpochDay();
+      }
+      ArrowType.Timestamp ts = (ArrowType.Timestamp) type;
+      long perMicro = switch (ts.getUnit()) {
+        case SECOND -> -1_000_000L; case MILLISECOND -> -1000L; case MICROSECOND -> 1L; case NANOSECOND -> 1000L;
+      };
+      long epochMicros = perMicro > 0 ? Math.floorDiv(value, perMicro) : Math.multiplyExact(value, -perMicro);
+      long rest = perMicro > 0 ? Math.floorMod(value, perMicro) : 0;
+      LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L),
+          (int) Math.floorMod(epochMicros, 1_000_000L) * 1000, ZoneOffset.UTC).plusMonths(months);
+      long m = Math.addExact(Math.addExact(Math.multiplyExact(t.toEpochSecond(ZoneOffset.UTC), 1_000_000L), t.getNano() / 1000),
+          micros);
+      return perMicro > 0 ? Math.addExact(Math.multiplyExact(m, perMicro), rest) : Math.floorDiv(m, -perMicro);
+    } catch (ArithmeticException | java.time.DateTimeException e) {
+      throw new QuiverException(ErrorCode.DATA_ERROR, "date/time arithmetic is out of range");
+    }
   }
 
   private static Object abs(Object v) {

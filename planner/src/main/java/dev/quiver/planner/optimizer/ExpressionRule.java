@@ -37,14 +37,34 @@ public abstract class ExpressionRule implements Rule {
       return any ? new LogicalPlan.Project(p.input(), out) : plan;
     }
     if (plan instanceof LogicalPlan.Aggregate a) {
-      List<AggregateCall> out = new ArrayList<>();
+      List<NamedExpr> groups = new ArrayList<>();
       boolean any = false;
+      for (NamedExpr g : a.groups()) {
+        Expr e = rewrite(g.expr(), context);
+        any |= !e.equals(g.expr());
+        groups.add(new NamedExpr(e, g.name()));
+      }
+      List<AggregateCall> out = new ArrayList<>();
       for (AggregateCall call : a.aggregates()) {
         Expr arg = call.arg() == null ? null : rewrite(call.arg(), context);
         any |= arg != null && !arg.equals(call.arg());
-        out.add(new AggregateCall(call.func(), arg, call.type(), call.name()));
+        out.add(call.withArg(arg));
       }
-      return any ? new LogicalPlan.Aggregate(a.input(), out) : plan;
+      return any ? new LogicalPlan.Aggregate(a.input(), groups, out) : plan;
+    }
+    if (plan instanceof LogicalPlan.Join j && j.condition() != null) {
+      Expr c = rewrite(j.condition(), context);
+      return c.equals(j.condition()) ? plan : new LogicalPlan.Join(j.left(), j.right(), j.type(), c);
+    }
+    if (plan instanceof LogicalPlan.Sort s) {
+      List<LogicalPlan.SortKey> keys = new ArrayList<>();
+      boolean any = false;
+      for (LogicalPlan.SortKey k : s.keys()) {
+        Expr e = rewrite(k.expr(), context);
+        any |= !e.equals(k.expr());
+        keys.add(new LogicalPlan.SortKey(e, k.ascending(), k.nullsFirst()));
+      }
+      return any ? new LogicalPlan.Sort(s.input(), keys, s.fetch()) : plan;
     }
     return plan;
   }

@@ -36,9 +36,11 @@ public final class Optimizer {
    * the same query can be compared with and without the simplifier.
    */
   public static Optimizer standard(boolean simplify) {
-    if (!simplify) return new Optimizer(List.of(new PushFilterIntoScan(), new PruneColumns()));
+    if (!simplify) {
+      return new Optimizer(List.of(new PushDownFilters(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
+    }
     return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new RemoveTrivialFilter(),
-        new PushFilterIntoScan(), new PruneColumns()));
+        new PushDownFilters(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
   }
 
   public Result optimize(LogicalPlan plan, OptimizerContext context) {

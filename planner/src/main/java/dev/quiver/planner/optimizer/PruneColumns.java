@@ -8,13 +8,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * Narrows each scan to the columns the operators above it read, so only those are decoded.
+ * Narrows every operator to the columns the operators above it read, so that scans decode only those
+ * and joins carry only those: projections drop unused outputs, scans read fewer columns.
  * <p>Before: {@code Project(a) -> Filter(b > 1) -> TableScan(t, [a, b, c, d])}; after: the scan reads
  * {@code [a, b]}.
- * <p>Legal because no operator above reads the dropped columns; a scan that needs none (count(*))
- * answers from row counts.
+ * <p>Legal because no operator above reads the dropped columns (names are unique in a plan); the root's
+ * output is never narrowed, nor the inputs of a union (matched by position).
  */
 public final class PruneColumns implements Rule {
   @Override
@@ -31,26 +33,67 @@ public final class PruneColumns implements Rule {
   private LogicalPlan prune(LogicalPlan plan, Set<String> required) {
     if (plan instanceof LogicalPlan.TableScan scan) {
       if (required == null) return scan;
-      List<String> keep = new ArrayList<>();
-      for (String c : scan.columns()) if (required.contains(c)) keep.add(c);
-      return keep.equals(scan.columns()) ? scan
-          : new LogicalPlan.TableScan(scan.table(), keep, scan.predicate(), scan.residual());
+      LogicalPlan.TableScan kept = scan.keep(required);
+      return kept.names().equals(scan.names()) ? scan : kept;
     }
-    Set<String> childRequired;
     if (plan instanceof LogicalPlan.Project p) {
-      childRequired = new LinkedHashSet<>();
-      for (NamedExpr n : p.exprs()) childRequired.addAll(Exprs.columns(n.expr()));
-    } else if (plan instanceof LogicalPlan.Aggregate a) {
-      childRequired = new LinkedHashSet<>();
-      for (AggregateCall c : a.aggregates()) if (c.arg() != null) childRequired.addAll(Exprs.columns(c.arg()));
-    } else if (plan instanceof LogicalPlan.Filter f) {
-      childRequired = required == null ? null : new LinkedHashSet<>(required);
-      if (childRequired != null) childRequired.addAll(Exprs.columns(f.condition()));
-    } else {
-      childRequired = required;
+      List<NamedExpr> exprs = p.exprs();
+      if (required != null) {
+        List<NamedExpr> keep = new ArrayList<>();
+        for (NamedExpr n : exprs) if (required.contains(n.name())) keep.add(n);
+        if (keep.isEmpty() && !exprs.isEmpty()) keep.add(exprs.get(0)); // keep the row count visible
+        exprs = keep;
+      }
+      Set<String> child = new LinkedHashSet<>();
+      for (NamedExpr n : exprs) child.addAll(Exprs.columns(n.expr()));
+      LogicalPlan input = prune(p.input(), child);
+      return exprs.equals(p.exprs()) && input == p.input() ? plan : new LogicalPlan.Project(input, exprs);
+    }
+    if (plan instanceof LogicalPlan.Aggregate a) {
+      Set<String> child = new LinkedHashSet<>();
+      for (NamedExpr g : a.groups()) child.addAll(Exprs.columns(g.expr()));
+      for (AggregateCall c : a.aggregates()) if (c.arg() != null) child.addAll(Exprs.columns(c.arg()));
+      return rebuild(plan, List.of(prune(a.input(), child)));
+    }
+    if (plan instanceof LogicalPlan.Filter f) {
+      Set<String> child = required == null ? null : new LinkedHashSet<>(required);
+      if (child != null) child.addAll(Exprs.columns(f.condition()));
+      return rebuild(plan, List.of(prune(f.input(), child)));
+    }
+    if (plan instanceof LogicalPlan.Sort s) {
+      Set<String> child = required == null ? null : new LinkedHashSet<>(required);
+      if (child != null) for (LogicalPlan.SortKey k : s.keys()) child.addAll(Exprs.columns(k.expr()));
+      return rebuild(plan, List.of(prune(s.input(), child)));
+    }
+    if (plan instanceof LogicalPlan.Join j) {
+      Set<String> need = new LinkedHashSet<>();
+      if (required == null) {
+        for (Field f : j.schema().getFields()) need.add(f.getName());
+      } else {
+        need.addAll(required);
+      }
+      if (j.condition() != null) need.addAll(Exprs.columns(j.condition()));
+      Set<String> left = new LinkedHashSet<>();
+      Set<String> right = new LinkedHashSet<>();
+      Set<String> leftNames = PushDownFilters.names(j.left());
+      Set<String> rightNames = PushDownFilters.names(j.right());
+      for (String n : need) {
+        if (leftNames.contains(n)) left.add(n);
+        if (rightNames.contains(n)) right.add(n);
+      }
+      return rebuild(plan, List.of(prune(j.left(), left), prune(j.right(), right)));
+    }
+    if (plan instanceof LogicalPlan.Union || plan instanceof LogicalPlan.EnforceSingleRow) {
+      List<LogicalPlan> children = new ArrayList<>();
+      for (LogicalPlan c : plan.children()) children.add(prune(c, null));
+      return rebuild(plan, children);
     }
     List<LogicalPlan> children = new ArrayList<>();
-    for (LogicalPlan c : plan.children()) children.add(prune(c, childRequired));
+    for (LogicalPlan c : plan.children()) children.add(prune(c, required));
+    return rebuild(plan, children);
+  }
+
+  private static LogicalPlan rebuild(LogicalPlan plan, List<LogicalPlan> children) {
     return children.equals(plan.children()) ? plan : plan.withChildren(children);
   }
 }

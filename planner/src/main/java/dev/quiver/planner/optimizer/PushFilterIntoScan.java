@@ -30,14 +30,25 @@ public final class PushFilterIntoScan implements Rule {
     List<ScanPredicate> pushed = new ArrayList<>();
     List<Expr> residual = new ArrayList<>();
     for (Expr conjunct : Exprs.conjuncts(f.condition())) {
-      ScanPredicate p = ScanPredicates.translate(conjunct);
+      ScanPredicate p = ScanPredicates.translate(toTableColumns(conjunct, scan));
       if (p == null) residual.add(conjunct);
       else pushed.add(p);
     }
     ScanPredicate predicate = pushed.isEmpty() ? null
         : pushed.size() == 1 ? pushed.get(0) : new ScanPredicate.And(pushed);
     Expr rest = residual.isEmpty() ? null : Exprs.and(residual);
-    LogicalPlan.TableScan next = new LogicalPlan.TableScan(scan.table(), scan.columns(), predicate, rest);
+    LogicalPlan.TableScan next = new LogicalPlan.TableScan(scan.table(), scan.columns(), scan.names(), predicate, rest);
     return next.equals(scan) ? plan : new LogicalPlan.Filter(next, f.condition());
+  }
+
+  /** The conjunct over the table's own column names (the scan may output them renamed). */
+  private static Expr toTableColumns(Expr e, LogicalPlan.TableScan scan) {
+    return Exprs.transformUp(e, x -> {
+      if (x instanceof Expr.ColumnRef c) {
+        String col = scan.columnOf(c.name());
+        if (col != null && !col.equals(c.name())) return new Expr.ColumnRef(col, c.type(), c.nullable());
+      }
+      return x;
+    });
   }
 }

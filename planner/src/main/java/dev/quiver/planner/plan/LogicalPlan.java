@@ -1,7 +1,6 @@
 package dev.quiver.planner.plan;
 
 import dev.quiver.planner.expr.Expr;
-import dev.quiver.planner.types.SqlTypes;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.table.ParquetTable;
 import java.util.ArrayList;
@@ -26,21 +25,55 @@ public sealed interface LogicalPlan {
   String describe();
 
   /**
-   * Reads {@code columns} of a table. {@code predicate} is what was pushed into the scan for pruning
-   * (might-match only: the filter above still runs); {@code residual} is the part of the filter above
-   * that could not be pushed, shown for EXPLAIN.
+   * Reads {@code columns} of a table, output under {@code names} (unique in the whole statement, so
+   * that the same table can appear twice). {@code predicate} is what was pushed into the scan for
+   * pruning (might-match only: the filter above still runs); {@code residual} is the part of the filter
+   * above that could not be pushed, shown for EXPLAIN.
    */
-  record TableScan(ParquetTable table, List<String> columns, ScanPredicate predicate, Expr residual)
+  record TableScan(ParquetTable table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual)
       implements LogicalPlan {
-    public TableScan { columns = List.copyOf(columns); }
+    public TableScan {
+      columns = List.copyOf(columns);
+      names = List.copyOf(names);
+      if (names.size() != columns.size()) throw new IllegalArgumentException("names " + names + " for " + columns);
+    }
+    public TableScan(ParquetTable table, List<String> columns, ScanPredicate predicate, Expr residual) {
+      this(table, columns, columns, predicate, residual);
+    }
     public Schema schema() {
-      return new Schema(columns.stream().map(table::field).toList());
+      List<Field> fields = new ArrayList<>();
+      for (int i = 0; i < columns.size(); i++) {
+        Field f = table.field(columns.get(i));
+        fields.add(new Field(names.get(i), f.getFieldType(), f.getChildren()));
+      }
+      return new Schema(fields);
+    }
+    /** The table column behind output name {@code name}, or null. */
+    public String columnOf(String name) {
+      int i = names.indexOf(name);
+      return i < 0 ? null : columns.get(i);
+    }
+    /** A scan of the same table with only the given output names kept (in this scan's order). */
+    public TableScan keep(java.util.Set<String> required) {
+      List<String> c = new ArrayList<>();
+      List<String> n = new ArrayList<>();
+      for (int i = 0; i < names.size(); i++) {
+        if (required.contains(names.get(i))) {
+          c.add(columns.get(i));
+          n.add(names.get(i));
+        }
+      }
+      return new TableScan(table, c, n, predicate, residual);
     }
     public List<LogicalPlan> children() { return List.of(); }
     public LogicalPlan withChildren(List<LogicalPlan> c) { return this; }
     public <R> R accept(PlanVisitor<R> v) { return v.visitScan(this); }
     public String describe() {
-      return "TableScan: " + table.name() + " projection=[" + String.join(", ", columns) + "]"
+      List<String> cols = new ArrayList<>();
+      for (int i = 0; i < columns.size(); i++) {
+        cols.add(columns.get(i).equals(names.get(i)) ? columns.get(i) : columns.get(i) + " AS " + names.get(i));
+      }
+      return "TableScan: " + table.name() + " projection=[" + String.join(", ", cols) + "]"
           + (predicate == null ? "" : " predicate=" + predicate)
           + (residual == null ? "" : " residual=" + residual);
     }
@@ -86,36 +119,146 @@ public sealed interface LogicalPlan {
     public <R> R accept(PlanVisitor<R> v) { return v.visitProject(this); }
     public String describe() {
       return "Projection: " + exprs.stream()
-          .map(n -> n.expr() instanceof Expr.ColumnRef c && c.name().equals(n.name()) ? n.name() : n.expr() + " AS " + n.name())
+          .map(LogicalPlan::show)
           .collect(Collectors.joining(", "));
     }
   }
 
-  enum AggFunc { COUNT, SUM, MIN, MAX, AVG }
+  enum AggFunc {
+    COUNT, SUM, MIN, MAX, AVG, BOOL_AND, BOOL_OR, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP;
 
-  /** An aggregate: {@code arg} is null for {@code count(*)}. */
-  record AggregateCall(AggFunc func, Expr arg, ArrowType type, String name) {
+    public String sqlName() { return name().toLowerCase(java.util.Locale.ROOT); }
+  }
+
+  /** An aggregate: {@code arg} is null for {@code count(*)}; {@code distinct} aggregates distinct values. */
+  record AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct) {
+    public AggregateCall(AggFunc func, Expr arg, ArrowType type, String name) {
+      this(func, arg, type, name, false);
+    }
     public Field field() {
       boolean nullable = func != AggFunc.COUNT;
       return new Field(name, new FieldType(nullable, type, null), null);
     }
+    public AggregateCall withArg(Expr a) { return new AggregateCall(func, a, type, name, distinct); }
     @Override public String toString() {
-      return func.name().toLowerCase() + "(" + (arg == null ? "*" : arg.toString()) + ")";
+      return func.sqlName() + "(" + (distinct ? "DISTINCT " : "") + (arg == null ? "*" : arg.toString()) + ")";
     }
   }
 
-  /** Aggregates over the whole input (no GROUP BY): always exactly one output row. */
-  record Aggregate(LogicalPlan input, List<AggregateCall> aggregates) implements LogicalPlan {
-    public Aggregate { aggregates = List.copyOf(aggregates); }
-    public Schema schema() { return new Schema(aggregates.stream().map(AggregateCall::field).toList()); }
+  /**
+   * Groups the input by {@code groups} and computes {@code aggregates} per group; the output is the group
+   * columns then the aggregates. Without groups: exactly one output row, even for an empty input.
+   */
+  record Aggregate(LogicalPlan input, List<NamedExpr> groups, List<AggregateCall> aggregates) implements LogicalPlan {
+    public Aggregate {
+      groups = List.copyOf(groups);
+      aggregates = List.copyOf(aggregates);
+    }
+    public Aggregate(LogicalPlan input, List<AggregateCall> aggregates) {
+      this(input, List.of(), aggregates);
+    }
+    public Schema schema() {
+      List<Field> fields = new ArrayList<>();
+      for (NamedExpr g : groups) fields.add(g.field());
+      for (AggregateCall a : aggregates) fields.add(a.field());
+      return new Schema(fields);
+    }
     public List<LogicalPlan> children() { return List.of(input); }
-    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Aggregate(c.get(0), aggregates); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Aggregate(c.get(0), groups, aggregates); }
     public <R> R accept(PlanVisitor<R> v) { return v.visitAggregate(this); }
     public String describe() {
       List<String> parts = new ArrayList<>();
       for (AggregateCall a : aggregates) parts.add(a + " AS " + a.name());
-      return "Aggregate: " + String.join(", ", parts);
+      String g = groups.isEmpty() ? "" : "groupBy=[" + groups.stream().map(LogicalPlan::show).collect(Collectors.joining(", ")) + "]"
+          + (parts.isEmpty() ? "" : " ");
+      return "Aggregate: " + g + String.join(", ", parts);
     }
+  }
+
+  /** How a join combines rows. SEMI and ANTI output the left side's columns only. */
+  enum JoinType {
+    INNER, LEFT, RIGHT, FULL, SEMI, ANTI,
+    /** {@code NOT IN}: like ANTI, but a NULL on either side of the keys makes the row unknown (dropped). */
+    NULL_AWARE_ANTI;
+
+    public boolean leftOnly() { return this == SEMI || this == ANTI || this == NULL_AWARE_ANTI; }
+  }
+
+  /** A join; {@code condition} is null for a cross join. */
+  record Join(LogicalPlan left, LogicalPlan right, JoinType type, Expr condition) implements LogicalPlan {
+    public Schema schema() {
+      List<Field> fields = new ArrayList<>();
+      boolean leftNullable = type == JoinType.RIGHT || type == JoinType.FULL;
+      boolean rightNullable = type == JoinType.LEFT || type == JoinType.FULL;
+      for (Field f : left.schema().getFields()) fields.add(leftNullable ? nullable(f) : f);
+      if (!type.leftOnly()) for (Field f : right.schema().getFields()) fields.add(rightNullable ? nullable(f) : f);
+      return new Schema(fields);
+    }
+    public List<LogicalPlan> children() { return List.of(left, right); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Join(c.get(0), c.get(1), type, condition); }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitJoin(this); }
+    public String describe() {
+      return (condition == null && type == JoinType.INNER ? "CrossJoin" : type + " Join: " + condition);
+    }
+  }
+
+  /** One ORDER BY key. */
+  record SortKey(Expr expr, boolean ascending, boolean nullsFirst) {
+    @Override public String toString() {
+      return expr + (ascending ? " ASC" : " DESC") + (nullsFirst ? " NULLS FIRST" : " NULLS LAST");
+    }
+  }
+
+  /** Orders the input; with {@code fetch} >= 0 only the first {@code fetch} rows are needed (top-N). */
+  record Sort(LogicalPlan input, List<SortKey> keys, long fetch) implements LogicalPlan {
+    public Sort { keys = List.copyOf(keys); }
+    public Schema schema() { return input.schema(); }
+    public List<LogicalPlan> children() { return List.of(input); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Sort(c.get(0), keys, fetch); }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitSort(this); }
+    public String describe() {
+      return "Sort: " + keys.stream().map(Object::toString).collect(Collectors.joining(", "))
+          + (fetch >= 0 ? " fetch=" + fetch : "");
+    }
+  }
+
+  /** All rows of every input (UNION ALL); columns are matched by position and named after the first input. */
+  record Union(List<LogicalPlan> inputs) implements LogicalPlan {
+    public Union { inputs = List.copyOf(inputs); }
+    public Schema schema() {
+      List<Field> fields = new ArrayList<>();
+      List<Field> first = inputs.get(0).schema().getFields();
+      for (int i = 0; i < first.size(); i++) {
+        boolean n = false;
+        for (LogicalPlan p : inputs) n |= p.schema().getFields().get(i).isNullable();
+        Field f = first.get(i);
+        fields.add(n ? nullable(f) : f);
+      }
+      return new Schema(fields);
+    }
+    public List<LogicalPlan> children() { return inputs; }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Union(c); }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitUnion(this); }
+    public String describe() { return "Union"; }
+  }
+
+  /** Passes its input through, failing when it has more than one row (a scalar subquery). */
+  record EnforceSingleRow(LogicalPlan input) implements LogicalPlan {
+    public Schema schema() {
+      return new Schema(input.schema().getFields().stream().map(LogicalPlan::nullable).toList());
+    }
+    public List<LogicalPlan> children() { return List.of(input); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new EnforceSingleRow(c.get(0)); }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitEnforceSingleRow(this); }
+    public String describe() { return "EnforceSingleRow"; }
+  }
+
+  static Field nullable(Field f) {
+    return f.isNullable() ? f : new Field(f.getName(), new FieldType(true, f.getType(), null), f.getChildren());
+  }
+
+  static String show(NamedExpr n) {
+    return n.expr() instanceof Expr.ColumnRef c && c.name().equals(n.name()) ? n.name() : n.expr() + " AS " + n.name();
   }
 
   record Limit(LogicalPlan input, long limit, long offset) implements LogicalPlan {

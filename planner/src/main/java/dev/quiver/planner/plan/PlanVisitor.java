@@ -9,4 +9,8 @@ public interface PlanVisitor<R> {
   R visitProject(LogicalPlan.Project p);
   R visitAggregate(LogicalPlan.Aggregate p);
   R visitLimit(LogicalPlan.Limit p);
+  R visitJoin(LogicalPlan.Join p);
+  R visitSort(LogicalPlan.Sort p);
+  R visitUnion(LogicalPlan.Union p);
+  R visitEnforceSingleRow(LogicalPlan.EnforceSingleRow p);
 }

@@ -1,35 +1,67 @@
 package dev.quiver.planner.sql;
 
 import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
 import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.AggFunc;
 import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import dev.quiver.planner.plan.LogicalPlan.JoinType;
 import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
+import dev.quiver.planner.plan.LogicalPlan.SortKey;
 import dev.quiver.planner.types.SqlTypes;
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
 import dev.quiver.scan.table.Catalog;
 import dev.quiver.scan.table.ParquetTable;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.LongValue;
+import net.sf.jsqlparser.expression.NotExpression;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
+import net.sf.jsqlparser.expression.operators.relational.ExistsExpression;
+import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
+import net.sf.jsqlparser.expression.operators.relational.InExpression;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.select.AllColumns;
 import net.sf.jsqlparser.statement.select.AllTableColumns;
+import net.sf.jsqlparser.statement.select.ExceptOp;
 import net.sf.jsqlparser.statement.select.FromItem;
+import net.sf.jsqlparser.statement.select.IntersectOp;
+import net.sf.jsqlparser.statement.select.Join;
+import net.sf.jsqlparser.statement.select.MinusOp;
+import net.sf.jsqlparser.statement.select.OrderByElement;
+import net.sf.jsqlparser.statement.select.ParenthesedFromItem;
 import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.SelectItem;
+import net.sf.jsqlparser.statement.select.SetOperation;
 import net.sf.jsqlparser.statement.select.SetOperationList;
+import net.sf.jsqlparser.statement.select.UnionOp;
+import net.sf.jsqlparser.statement.select.Values;
+import net.sf.jsqlparser.statement.select.WithItem;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * Turns a parsed statement into a typed {@link LogicalPlan}: resolves the table and column names,
- * types every expression and inserts the CASTs of type coercion. Constructs Quiver does not support
- * yet are rejected with {@link ErrorCode#UNSUPPORTED} naming them.
+ * Turns a parsed statement into a typed {@link LogicalPlan}: resolves table and column names (every
+ * column gets an internal name unique in the statement, see {@link Names}), types every expression and
+ * inserts the CASTs of type coercion, and turns subqueries into joins: {@code [NOT] EXISTS} and
+ * {@code [NOT] IN} become semi/anti joins whose condition holds the correlated predicates, and a scalar
+ * subquery becomes a LEFT join with its single row — grouped by the correlation keys when correlated.
+ * Constructs Quiver does not support are rejected with {@link ErrorCode#UNSUPPORTED} naming them.
  */
 public final class Analyzer {
   public static final String CATALOG = "quiver";
@@ -38,6 +70,9 @@ public final class Analyzer {
   private final Catalog catalog;
   private final String sql;
   private final Parameters parameters;
+  private final Names names = new Names();
+  private final Deque<Map<String, WithItem<?>>> ctes = new ArrayDeque<>();
+  private int depth;
 
   public Analyzer(Catalog catalog, String sql) {
     this(catalog, sql, Parameters.unbound());
@@ -50,74 +85,145 @@ public final class Analyzer {
     this.parameters = parameters;
   }
 
+  /** A planned relation: a plan whose fields carry internal names, and the names the query sees. */
+  private record Rel(LogicalPlan plan, List<String> visible) {}
+
+  /** How a subquery's correlated predicates are taken out of it. */
+  private enum Mode { NONE, EXISTS, IN, SCALAR }
+
+  /** The correlated predicates found in a subquery's WHERE, and for SCALAR the join keys. */
+  private static final class Correlation {
+    final Mode mode;
+    final List<Expr> conjuncts = new ArrayList<>();
+    final List<Expr> innerKeys = new ArrayList<>();
+    final List<Expr> outerKeys = new ArrayList<>();
+    final List<String> keyNames = new ArrayList<>();
+    Correlation(Mode mode) { this.mode = mode; }
+  }
+
+  /** The state of one query block while its clauses are analyzed. */
+  private final class Block {
+    final Scope scope;
+    LogicalPlan plan;
+    final List<UnaryOperator<LogicalPlan>> pending = new ArrayList<>();
+    final Set<String> subqueryColumns = new HashSet<>();
+    Block(Scope scope, LogicalPlan plan) {
+      this.scope = scope;
+      this.plan = plan;
+    }
+    ExprBinder binder(boolean allowAggregates, List<AggregateCall> aggregates) {
+      return new ExprBinder(sql, scope, allowAggregates, aggregates).withParameters(parameters).withNames(names)
+          .withSubqueries(sub -> scalarSubquery(sub, this));
+    }
+    void flush() {
+      for (UnaryOperator<LogicalPlan> p : pending) plan = p.apply(plan);
+      pending.clear();
+    }
+  }
+
   public LogicalPlan analyze(Statement statement) {
     if (!(statement instanceof Select select)) {
       String kind = statement.getClass().getSimpleName().toUpperCase(Locale.ROOT);
       throw QuiverException.unsupported("the " + kind + " statement (Quiver is read-only)");
     }
-    if (select instanceof SetOperationList) throw QuiverException.unsupported("UNION / INTERSECT / EXCEPT");
-    if (select instanceof ParenthesedSelect p) return analyze(p.getSelect());
-    if (!(select instanceof PlainSelect ps)) throw QuiverException.unsupported(select.getClass().getSimpleName());
-    return plainSelect(ps);
+    Rel r = query(select, null);
+    List<Field> fields = r.plan().schema().getFields();
+    if (r.plan() instanceof LogicalPlan.Project p) {
+      List<NamedExpr> out = new ArrayList<>();
+      for (int i = 0; i < fields.size(); i++) out.add(new NamedExpr(p.exprs().get(i).expr(), r.visible().get(i)));
+      return new LogicalPlan.Project(p.input(), out);
+    }
+    List<NamedExpr> out = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) out.add(new NamedExpr(ref(fields.get(i)), r.visible().get(i)));
+    return new LogicalPlan.Project(r.plan(), out);
   }
 
-  private LogicalPlan plainSelect(PlainSelect ps) {
-    rejectUnsupported(ps);
-    Scope scope;
-    LogicalPlan plan;
-    if (ps.getFromItem() == null) {
-      scope = Scope.none();
-      plan = new LogicalPlan.OneRow();
-    } else {
-      ParquetTable table = table(ps.getFromItem());
-      String alias = ps.getFromItem().getAlias() == null ? null : ExprBinder.unquote(ps.getFromItem().getAlias().getName());
-      scope = Scope.of(table, alias);
-      List<String> all = table.schema().getFields().stream().map(Field::getName).toList();
-      plan = new LogicalPlan.TableScan(table, all, null, null);
-    }
+  private static Expr.ColumnRef ref(Field f) {
+    return new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
+  }
 
-    if (ps.getWhere() != null) {
-      Expr condition = ExprBinder.settleParameters(
-          new ExprBinder(sql, scope, false, List.of()).withParameters(parameters).bind(ps.getWhere()));
-      if (SqlTypes.isNull(condition.type())) condition = ExprBinder.coerce(condition, SqlTypes.BOOLEAN);
-      if (!SqlTypes.isBoolean(condition.type())) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY,
-            "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(condition.type()) + ": " + ps.getWhere());
-      }
-      plan = new LogicalPlan.Filter(plan, condition);
-    }
+  // ---------------------------------------------------------------- queries
 
-    List<AggregateCall> aggregates = new ArrayList<>();
-    ExprBinder binder = new ExprBinder(sql, scope, true, aggregates).withParameters(parameters);
-    List<NamedExpr> outputs = new ArrayList<>();
-    for (SelectItem<?> item : ps.getSelectItems()) {
-      Expression e = item.getExpression();
-      if (e instanceof AllColumns || e instanceof AllTableColumns) {
-        if (scope.table() == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "SELECT * with no FROM clause");
-        for (Field f : scope.fields()) {
-          Expr ref = binder.bind(new net.sf.jsqlparser.schema.Column(f.getName()));
-          outputs.add(new NamedExpr(ref, f.getName()));
+  private Rel query(Select s, Scope outer) {
+    return query(s, outer, null);
+  }
+
+  private Rel query(Select s, Scope outer, Correlation corr) {
+    if (++depth > 64) throw new QuiverException(ErrorCode.INVALID_QUERY, "subqueries are nested more than 64 levels deep");
+    boolean pushed = false;
+    try {
+      if (s.getWithItemsList() != null && !s.getWithItemsList().isEmpty()) {
+        Map<String, WithItem<?>> m = new LinkedHashMap<>();
+        for (WithItem<?> w : s.getWithItemsList()) {
+          if (w.isRecursive()) throw QuiverException.unsupported("WITH RECURSIVE", at("RECURSIVE"));
+          m.put(ExprBinder.unquote(w.getAliasName()).toLowerCase(Locale.ROOT), w);
         }
-        continue;
+        ctes.push(m);
+        pushed = true;
       }
-      Expr bound = ExprBinder.settleParameters(binder.bind(e));
-      String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
-          : bound instanceof Expr.ColumnRef c && !c.name().startsWith("__agg") ? c.name() : e.toString();
-      outputs.add(new NamedExpr(bound, name));
-    }
-    if (!aggregates.isEmpty()) {
-      if (!binder.bareColumns().isEmpty()) {
-        String c = binder.bareColumns().get(0);
-        throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + c
-            + " must appear in the GROUP BY clause or be used in an aggregate function" + SqlPositions.suffix(sql, c));
+      if (s instanceof PlainSelect ps) return plainSelect(ps, outer, corr);
+      if (corr != null && corr.mode != Mode.NONE && !(s instanceof ParenthesedSelect)) {
+        // set operations and VALUES cannot be correlated: analyze them as stand-alone queries
+        corr = null;
       }
-      plan = new LogicalPlan.Aggregate(plan, aggregates);
+      Rel r;
+      if (s instanceof ParenthesedSelect p) {
+        r = query(p.getSelect(), outer, corr);
+      } else if (s instanceof SetOperationList so) {
+        r = setOperation(so, outer);
+      } else if (s instanceof Values v) {
+        r = values(v);
+      } else {
+        throw QuiverException.unsupported(s.getClass().getSimpleName());
+      }
+      return orderAndLimitOutputs(r, s);
+    } finally {
+      if (pushed) ctes.pop();
+      depth--;
     }
-    plan = new LogicalPlan.Project(plan, outputs);
-    return limit(ps, plan);
   }
 
-  private LogicalPlan limit(PlainSelect ps, LogicalPlan plan) {
+  /** ORDER BY / LIMIT of a set operation or parenthesized query: over its output columns only. */
+  private Rel orderAndLimitOutputs(Rel r, Select s) {
+    List<OrderByElement> order = s instanceof ParenthesedSelect ? null : s.getOrderByElements();
+    LogicalPlan plan = r.plan();
+    long[] lo = limitOffset(s);
+    if (order != null && !order.isEmpty()) {
+      List<Field> fields = plan.schema().getFields();
+      List<SortKey> keys = new ArrayList<>();
+      for (OrderByElement o : order) {
+        int index = -1;
+        Expression e = o.getExpression();
+        if (e instanceof LongValue l) {
+          index = (int) l.getValue() - 1;
+        } else if (e instanceof net.sf.jsqlparser.schema.Column c) {
+          for (int i = 0; i < r.visible().size(); i++) {
+            if (r.visible().get(i).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) index = i;
+          }
+        }
+        if (index < 0 || index >= fields.size()) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "ORDER BY of a set operation must name an output column: "
+              + e + at(e.toString()));
+        }
+        keys.add(sortKey(o, ref(fields.get(index))));
+      }
+      plan = new LogicalPlan.Sort(plan, keys, lo[0] < 0 ? -1 : saturatedAdd(lo[0], lo[1]));
+    }
+    return new Rel(limit(plan, lo), r.visible());
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long s = a + b;
+    return s < 0 ? Long.MAX_VALUE : s;
+  }
+
+  private LogicalPlan limit(LogicalPlan plan, long[] lo) {
+    if (lo[0] < 0 && lo[1] == 0) return plan;
+    return new LogicalPlan.Limit(plan, lo[0] < 0 ? Long.MAX_VALUE : lo[0], lo[1]);
+  }
+
+  /** {limit or -1, offset}. */
+  private long[] limitOffset(Select ps) {
     long limit = -1;
     long offset = 0;
     if (ps.getLimit() != null) {
@@ -128,8 +234,7 @@ public final class Analyzer {
     }
     if (ps.getOffset() != null) offset = constant(ps.getOffset().getOffset(), "OFFSET");
     if (ps.getFetch() != null) throw QuiverException.unsupported("FETCH FIRST (use LIMIT)");
-    if (limit < 0 && offset == 0) return plan;
-    return new LogicalPlan.Limit(plan, limit < 0 ? Long.MAX_VALUE : limit, offset);
+    return new long[] {limit, offset};
   }
 
   private long constant(Expression e, String what) {
@@ -138,26 +243,283 @@ public final class Analyzer {
         + SqlPositions.suffix(sql, what));
   }
 
-  private void rejectUnsupported(PlainSelect ps) {
-    if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN", at("JOIN"));
-    if (ps.getGroupBy() != null) throw QuiverException.unsupported("GROUP BY", at("GROUP"));
-    if (ps.getHaving() != null) throw QuiverException.unsupported("HAVING", at("HAVING"));
-    if (ps.getOrderByElements() != null && !ps.getOrderByElements().isEmpty()) {
-      throw QuiverException.unsupported("ORDER BY", at("ORDER"));
-    }
-    if (ps.getDistinct() != null) throw QuiverException.unsupported("SELECT DISTINCT", at("DISTINCT"));
-    if (ps.getWithItemsList() != null && !ps.getWithItemsList().isEmpty()) throw QuiverException.unsupported("WITH", at("WITH"));
-    if (ps.getWindowDefinitions() != null && !ps.getWindowDefinitions().isEmpty()) throw QuiverException.unsupported("WINDOW");
+  private SortKey sortKey(OrderByElement o, Expr e) {
+    boolean asc = o.isAsc();
+    boolean nullsFirst = o.getNullOrdering() == OrderByElement.NullOrdering.NULLS_FIRST;
+    return new SortKey(e, asc, nullsFirst);
   }
 
-  private String at(String word) {
-    return SqlPositions.suffix(sql, word);
+  // ---------------------------------------------------------------- set operations and VALUES
+
+  private Rel setOperation(SetOperationList so, Scope outer) {
+    List<Select> selects = so.getSelects();
+    Rel acc = query(selects.get(0), outer);
+    for (int i = 1; i < selects.size(); i++) {
+      SetOperation op = so.getOperations().get(i - 1);
+      Rel right = query(selects.get(i), outer);
+      acc = combine(acc, right, op);
+    }
+    return acc;
   }
 
-  private ParquetTable table(FromItem from) {
-    if (!(from instanceof Table t)) {
-      throw QuiverException.unsupported("a subquery in FROM", at("FROM"));
+  private Rel combine(Rel left, Rel right, SetOperation op) {
+    List<Field> lf = left.plan().schema().getFields();
+    List<Field> rf = right.plan().schema().getFields();
+    String name = op.toString().trim().toUpperCase(Locale.ROOT);
+    if (lf.size() != rf.size()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "each " + name + " query must have the same number of columns ("
+          + lf.size() + " and " + rf.size() + ")");
     }
+    List<ArrowType> types = new ArrayList<>();
+    for (int i = 0; i < lf.size(); i++) {
+      ArrowType t = SqlTypes.isNull(lf.get(i).getType()) ? rf.get(i).getType()
+          : SqlTypes.isNull(rf.get(i).getType()) ? lf.get(i).getType()
+          : SqlTypes.comparisonCommon(lf.get(i).getType(), rf.get(i).getType());
+      if (t == null) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, name + " column " + (i + 1) + " has types "
+            + SqlTypes.sqlName(lf.get(i).getType()) + " and " + SqlTypes.sqlName(rf.get(i).getType()) + ", which do not match");
+      }
+      if (SqlTypes.isNull(t)) t = SqlTypes.INTEGER;
+      types.add(t);
+    }
+    LogicalPlan l = castTo(left.plan(), types);
+    LogicalPlan r = castTo(right.plan(), types);
+    boolean all;
+    if (op instanceof UnionOp u) {
+      all = u.isAll();
+      LogicalPlan union = new LogicalPlan.Union(List.of(l, r));
+      return new Rel(all ? union : distinct(union), left.visible());
+    }
+    boolean except = op instanceof ExceptOp || op instanceof MinusOp;
+    if (!except && !(op instanceof IntersectOp)) throw QuiverException.unsupported(name);
+    if (op.toString().toUpperCase(Locale.ROOT).contains("ALL")) throw QuiverException.unsupported(name);
+    List<Expr> conds = new ArrayList<>();
+    List<Field> lf2 = l.schema().getFields();
+    List<Field> rf2 = r.schema().getFields();
+    for (int i = 0; i < lf2.size(); i++) conds.add(new Expr.DistinctFrom(ref(lf2.get(i)), ref(rf2.get(i)), true));
+    LogicalPlan join = new LogicalPlan.Join(l, r, except ? JoinType.ANTI : JoinType.SEMI, Exprs.and(conds));
+    return new Rel(distinct(join), left.visible());
+  }
+
+  /** {@code plan} with its columns cast to {@code types} (same names), or itself when they match. */
+  private static LogicalPlan castTo(LogicalPlan plan, List<ArrowType> types) {
+    List<Field> fields = plan.schema().getFields();
+    boolean same = true;
+    List<NamedExpr> out = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Expr e = ExprBinder.coerce(ref(fields.get(i)), types.get(i));
+      same &= e instanceof Expr.ColumnRef;
+      out.add(new NamedExpr(e, fields.get(i).getName()));
+    }
+    return same ? plan : new LogicalPlan.Project(plan, out);
+  }
+
+  private static LogicalPlan distinct(LogicalPlan plan) {
+    List<NamedExpr> groups = new ArrayList<>();
+    for (Field f : plan.schema().getFields()) groups.add(new NamedExpr(ref(f), f.getName()));
+    return new LogicalPlan.Aggregate(plan, groups, List.of());
+  }
+
+  private Rel values(Values v) {
+    List<List<Expression>> rows = new ArrayList<>();
+    ExpressionList<?> list = v.getExpressions();
+    for (Expression e : list) {
+      if (e instanceof ParenthesedExpressionList<?> p) rows.add(new ArrayList<>(p));
+      else if (e instanceof net.sf.jsqlparser.expression.RowConstructor<?> rc) rows.add(new ArrayList<>(rc));
+      else rows.add(List.of(e));
+    }
+    if (rows.isEmpty()) throw new QuiverException(ErrorCode.INVALID_QUERY, "VALUES needs at least one row");
+    int width = rows.get(0).size();
+    List<List<Expr>> bound = new ArrayList<>();
+    ExprBinder binder = new ExprBinder(sql, Scope.none(), false, List.of()).withParameters(parameters).withNames(names);
+    for (List<Expression> row : rows) {
+      if (row.size() != width) throw new QuiverException(ErrorCode.INVALID_QUERY, "VALUES rows must all have "
+          + width + " values: " + row);
+      List<Expr> b = new ArrayList<>();
+      for (Expression e : row) b.add(ExprBinder.settleParameters(binder.bind(e)));
+      bound.add(b);
+    }
+    List<String> visible = new ArrayList<>();
+    List<String> internal = new ArrayList<>();
+    for (int c = 0; c < width; c++) {
+      visible.add("column" + (c + 1));
+      internal.add(names.unique("column" + (c + 1), "values"));
+    }
+    List<ArrowType> types = new ArrayList<>();
+    for (int c = 0; c < width; c++) {
+      ArrowType t = SqlTypes.NULL;
+      for (List<Expr> row : bound) {
+        ArrowType x = row.get(c).type();
+        ArrowType m = SqlTypes.isNull(t) ? x : SqlTypes.isNull(x) ? t : SqlTypes.comparisonCommon(t, x);
+        if (m == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "VALUES column " + (c + 1) + " mixes "
+            + SqlTypes.sqlName(t) + " and " + SqlTypes.sqlName(x));
+        t = m;
+      }
+      types.add(SqlTypes.isNull(t) ? SqlTypes.INTEGER : t);
+    }
+    List<LogicalPlan> inputs = new ArrayList<>();
+    for (List<Expr> row : bound) {
+      List<NamedExpr> out = new ArrayList<>();
+      for (int c = 0; c < width; c++) out.add(new NamedExpr(ExprBinder.coerce(row.get(c), types.get(c)), internal.get(c)));
+      inputs.add(new LogicalPlan.Project(new LogicalPlan.OneRow(), out));
+    }
+    return new Rel(inputs.size() == 1 ? inputs.get(0) : new LogicalPlan.Union(inputs), visible);
+  }
+
+  // ---------------------------------------------------------------- FROM
+
+  private record From(LogicalPlan plan, List<Scope.Entry> entries) {}
+
+  private From from(FromItem item, List<Join> joins, Scope outer) {
+    From acc = fromItem(item, outer);
+    if (joins == null) return acc;
+    for (Join j : joins) {
+      if (j.isNatural()) throw QuiverException.unsupported("NATURAL JOIN", at("NATURAL"));
+      if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
+      From right = fromItem(j.getRightItem(), outer);
+      List<Scope.Entry> entries = new ArrayList<>(acc.entries());
+      entries.addAll(right.entries());
+      JoinType type = j.isFull() ? JoinType.FULL : j.isLeft() ? JoinType.LEFT : j.isRight() ? JoinType.RIGHT : JoinType.INNER;
+      Scope scope = new Scope(entries, outer);
+      List<Expr> conds = new ArrayList<>();
+      if (j.getOnExpressions() != null) {
+        for (Expression on : j.getOnExpressions()) {
+          ExprBinder b = new ExprBinder(sql, scope, false, List.of()).withParameters(parameters).withNames(names);
+          conds.add(ExprBinder.settleParameters(b.bindPredicate(on)));
+        }
+      }
+      if (j.getUsingColumns() != null) {
+        for (net.sf.jsqlparser.schema.Column c : j.getUsingColumns()) {
+          String n = ExprBinder.unquote(c.getColumnName());
+          Expr l = new Scope(acc.entries(), null).resolve(null, n, sql);
+          Expr r = new Scope(right.entries(), null).resolve(null, n, sql);
+          ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
+          if (t == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "USING column " + n + " has different types");
+          conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(l, t), ExprBinder.coerce(r, t)));
+        }
+      }
+      if (conds.isEmpty() && type != JoinType.INNER) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, type + " JOIN needs an ON or USING condition" + at("JOIN"));
+      }
+      Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
+      acc = new From(new LogicalPlan.Join(acc.plan(), right.plan(), type, cond), entries);
+    }
+    return acc;
+  }
+
+  private From fromItem(FromItem item, Scope outer) {
+    String alias = item.getAlias() == null ? null : ExprBinder.unquote(item.getAlias().getName());
+    if (item instanceof Table t) {
+      WithItem<?> cte = t.getSchemaName() == null ? cte(ExprBinder.unquote(t.getName())) : null;
+      if (cte != null) {
+        Select body = (Select) cte.getParenthesedStatement();
+        Rel r = withoutCte(ExprBinder.unquote(t.getName()), () -> query(body, null));
+        List<String> visible = r.visible();
+        if (cte.getWithItemList() != null && !cte.getWithItemList().isEmpty()) {
+          visible = new ArrayList<>();
+          for (SelectItem<?> c : cte.getWithItemList()) visible.add(ExprBinder.unquote(c.toString()));
+        }
+        return derived(r, visible, alias != null ? alias : ExprBinder.unquote(t.getName()), item);
+      }
+      ParquetTable table = table(t);
+      String qualifier = alias != null ? alias : table.name();
+      List<String> columns = new ArrayList<>();
+      List<String> internal = new ArrayList<>();
+      List<Scope.Column> cols = new ArrayList<>();
+      for (Field f : table.schema().getFields()) {
+        String n = names.unique(f.getName(), qualifier);
+        columns.add(f.getName());
+        internal.add(n);
+        cols.add(new Scope.Column(f.getName(), n, f.getType(), f.isNullable()));
+      }
+      LogicalPlan scan = new LogicalPlan.TableScan(table, columns, internal, null, null);
+      return new From(scan, List.of(new Scope.Entry(qualifier, table.name(), cols, table.unsupportedColumns())));
+    }
+    if (item instanceof ParenthesedSelect p) {
+      Rel r = query(p.getSelect() != null ? p.getSelect() : p, null);
+      r = orderAndLimitOutputsOf(p, r);
+      List<String> visible = r.visible();
+      if (p.getAlias() != null && p.getAlias().getAliasColumns() != null && !p.getAlias().getAliasColumns().isEmpty()) {
+        visible = new ArrayList<>();
+        for (var c : p.getAlias().getAliasColumns()) visible.add(ExprBinder.unquote(c.name));
+      }
+      return derived(r, visible, alias, item);
+    }
+    if (item instanceof ParenthesedFromItem pf) {
+      From f = from(pf.getFromItem(), pf.getJoins(), outer);
+      if (alias == null) return f;
+      List<Scope.Entry> renamed = new ArrayList<>();
+      List<Scope.Column> cols = new ArrayList<>();
+      for (Scope.Entry e : f.entries()) cols.addAll(e.columns());
+      renamed.add(new Scope.Entry(alias, alias, cols, Map.of()));
+      return new From(f.plan(), renamed);
+    }
+    throw QuiverException.unsupported("the FROM item " + item, at(String.valueOf(item)));
+  }
+
+  /** The ORDER BY / LIMIT written after a parenthesized derived table's closing parenthesis. */
+  private Rel orderAndLimitOutputsOf(ParenthesedSelect p, Rel r) {
+    return r;
+  }
+
+  private From derived(Rel r, List<String> visible, String qualifier, FromItem item) {
+    List<Field> fields = r.plan().schema().getFields();
+    if (visible.size() != fields.size()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the column list of " + qualifier + " names " + visible.size()
+          + " columns, but the query has " + fields.size());
+    }
+    List<Scope.Column> cols = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      cols.add(new Scope.Column(visible.get(i), f.getName(), f.getType(), f.isNullable()));
+    }
+    return new From(r.plan(), List.of(new Scope.Entry(qualifier, qualifier == null ? "subquery" : qualifier, cols, Map.of())));
+  }
+
+  private WithItem<?> cte(String name) {
+    for (Map<String, WithItem<?>> m : ctes) {
+      WithItem<?> w = m.get(name.toLowerCase(Locale.ROOT));
+      if (w != null) return w;
+    }
+    return null;
+  }
+
+  /** Runs {@code body} with CTE {@code name} hidden (a CTE's own body cannot refer to itself). */
+  private <T> T withoutCte(String name, java.util.function.Supplier<T> body) {
+    Map<String, WithItem<?>> hidden = new HashMap<>();
+    hidden.put(name.toLowerCase(Locale.ROOT), null);
+    // a map with a null value shadows outer definitions: look-ups stop at the first map that has the key
+    Deque<Map<String, WithItem<?>>> saved = new ArrayDeque<>(ctes);
+    List<Map<String, WithItem<?>>> inner = new ArrayList<>();
+    for (Map<String, WithItem<?>> m : saved) {
+      if (m.containsKey(name.toLowerCase(Locale.ROOT))) break;
+      inner.add(m);
+    }
+    // the CTE's body sees the CTEs defined before it at its own level and the outer ones
+    try {
+      ctes.clear();
+      boolean past = false;
+      for (Map<String, WithItem<?>> m : saved) {
+        if (!past && m.containsKey(name.toLowerCase(Locale.ROOT))) {
+          Map<String, WithItem<?>> before = new LinkedHashMap<>();
+          for (var e : m.entrySet()) {
+            if (e.getKey().equals(name.toLowerCase(Locale.ROOT))) break;
+            before.put(e.getKey(), e.getValue());
+          }
+          ctes.addLast(before);
+          past = true;
+        } else if (past) {
+          ctes.addLast(m);
+        }
+      }
+      return body.get();
+    } finally {
+      ctes.clear();
+      ctes.addAll(saved);
+    }
+  }
+
+  private ParquetTable table(Table t) {
     String name = ExprBinder.unquote(t.getName());
     String schema = t.getSchemaName() == null ? null : ExprBinder.unquote(t.getSchemaName());
     String database = t.getDatabase() == null || t.getDatabase().getDatabaseName() == null ? null
@@ -170,5 +532,470 @@ public final class Analyzer {
           + at(name));
     }
     return table;
+  }
+
+  // ---------------------------------------------------------------- SELECT
+
+  private Rel plainSelect(PlainSelect ps, Scope outer, Correlation corr) {
+    rejectUnsupported(ps);
+    Block b;
+    if (ps.getFromItem() == null) {
+      if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN without FROM");
+      b = new Block(new Scope(List.of(), outer), new LogicalPlan.OneRow());
+    } else {
+      From f = from(ps.getFromItem(), ps.getJoins(), outer);
+      b = new Block(new Scope(f.entries(), outer), f.plan());
+    }
+    Set<String> outerNames = b.scope.outerNames();
+
+    // WHERE: subquery predicates become joins, correlated predicates are taken out for the caller
+    if (ps.getWhere() != null) {
+      List<Expr> filters = new ArrayList<>();
+      for (Expression term : andTerms(ps.getWhere())) {
+        if (subqueryPredicate(term, b)) continue;
+        Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
+        if (SqlTypes.isNull(bound.type())) bound = ExprBinder.coerce(bound, SqlTypes.BOOLEAN);
+        if (!SqlTypes.isBoolean(bound.type())) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY,
+              "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": " + ps.getWhere());
+        }
+        if (corr != null && corr.mode != Mode.NONE && intersects(Exprs.columns(bound), outerNames)) {
+          corr.conjuncts.add(bound);
+        } else {
+          filters.add(bound);
+        }
+      }
+      b.flush();
+      if (!filters.isEmpty()) b.plan = new LogicalPlan.Filter(b.plan, Exprs.and(filters));
+    }
+    boolean correlated = corr != null && !corr.conjuncts.isEmpty();
+    if (correlated && corr.mode == Mode.EXISTS) {
+      // the select list of EXISTS does not matter; the correlated predicates read the FROM columns
+      if (ps.getGroupBy() != null || ps.getHaving() != null || hasAggregate(ps) || ps.getLimit() != null) {
+        throw QuiverException.unsupported("a correlated EXISTS subquery with GROUP BY, HAVING, aggregates or LIMIT");
+      }
+      return new Rel(b.plan, List.of());
+    }
+
+    // SELECT list, HAVING and ORDER BY are bound together: they share the aggregates
+    List<AggregateCall> aggregates = new ArrayList<>();
+    ExprBinder binder = b.binder(true, aggregates);
+    List<Expr> items = new ArrayList<>();
+    List<String> visible = new ArrayList<>();
+    Map<String, String> visibleOf = new HashMap<>();
+    for (Scope.Column c : b.scope.columns()) visibleOf.putIfAbsent(c.internal(), c.name());
+    for (SelectItem<?> item : ps.getSelectItems()) {
+      Expression e = item.getExpression();
+      if (e instanceof AllColumns || e instanceof AllTableColumns) {
+        List<Scope.Column> cols = new ArrayList<>();
+        if (e instanceof AllTableColumns atc) {
+          String q = ExprBinder.unquote(atc.getTable().getName());
+          boolean found = false;
+          for (Scope.Entry en : b.scope.entries()) {
+            if (en.qualifier() != null && en.qualifier().equalsIgnoreCase(q)) {
+              cols.addAll(en.columns());
+              found = true;
+            }
+          }
+          if (!found) throw new QuiverException(ErrorCode.NOT_FOUND, "table or alias " + q + " is not in the FROM clause" + at(q));
+        } else {
+          if (b.scope.entries().isEmpty()) throw new QuiverException(ErrorCode.INVALID_QUERY, "SELECT * with no FROM clause");
+          cols.addAll(b.scope.columns());
+        }
+        for (Scope.Column c : cols) {
+          items.add(c.ref());
+          visible.add(c.name());
+        }
+        continue;
+      }
+      Expr bound = ExprBinder.settleParameters(binder.bind(e));
+      items.add(bound);
+      String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
+          : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : e.toString();
+      visible.add(name);
+    }
+    Expr having = null;
+    if (ps.getHaving() != null) {
+      having = ExprBinder.settleParameters(binder.bind(ps.getHaving()));
+      if (!SqlTypes.isBoolean(having.type())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING must be a BOOLEAN expression: " + ps.getHaving());
+      }
+    }
+    // ORDER BY: an output position, an output alias, or an expression over the input
+    List<OrderByElement> order = ps.getOrderByElements() == null ? List.of() : ps.getOrderByElements();
+    List<Object> orderTargets = new ArrayList<>(); // Integer (output index) or Expr
+    for (OrderByElement o : order) {
+      Expression e = o.getExpression();
+      if (e instanceof LongValue l) {
+        int k = (int) l.getValue();
+        if (k < 1 || k > items.size()) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "ORDER BY position " + k + " is not in the select list" + at(e.toString()));
+        }
+        orderTargets.add(k - 1);
+        continue;
+      }
+      if (e instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null) {
+        int found = -1;
+        for (int i = 0; i < ps.getSelectItems().size() && i < visible.size(); i++) {
+          SelectItem<?> si = ps.getSelectItems().get(i);
+          if (si.getAlias() != null && ExprBinder.unquote(si.getAlias().getName()).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) {
+            found = i;
+            break;
+          }
+        }
+        if (found >= 0) {
+          orderTargets.add(found);
+          continue;
+        }
+      }
+      orderTargets.add(ExprBinder.settleParameters(binder.bind(e)));
+    }
+    // GROUP BY
+    List<Expr> groupExprs = new ArrayList<>();
+    if (ps.getGroupBy() != null) {
+      if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) {
+        throw QuiverException.unsupported("GROUPING SETS", at("GROUPING"));
+      }
+      ExpressionList<?> gl = ps.getGroupBy().getGroupByExpressionList();
+      ExprBinder gb = b.binder(false, List.of());
+      if (gl != null) {
+        for (Object o : gl) {
+          Expression e = (Expression) o;
+          if (e instanceof LongValue l) {
+            int k = (int) l.getValue();
+            if (k < 1 || k > items.size()) {
+              throw new QuiverException(ErrorCode.INVALID_QUERY, "GROUP BY position " + k + " is not in the select list" + at(e.toString()));
+            }
+            groupExprs.add(items.get(k - 1));
+            continue;
+          }
+          Expr g;
+          try {
+            g = gb.bind(e);
+          } catch (QuiverException notAColumn) {
+            // GROUP BY an output alias
+            int found = -1;
+            if (e instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null) {
+              for (int i = 0; i < ps.getSelectItems().size(); i++) {
+                SelectItem<?> si = ps.getSelectItems().get(i);
+                if (si.getAlias() != null && ExprBinder.unquote(si.getAlias().getName()).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) found = i;
+              }
+            }
+            if (found < 0) throw notAColumn;
+            g = items.get(found);
+          }
+          groupExprs.add(ExprBinder.settleParameters(g));
+        }
+      }
+    }
+    boolean grouped = ps.getGroupBy() != null || !aggregates.isEmpty();
+    boolean scalarCorrelated = correlated && corr.mode == Mode.SCALAR;
+    if (correlated && corr.mode == Mode.IN && grouped) {
+      throw QuiverException.unsupported("a correlated IN subquery with GROUP BY or aggregates");
+    }
+    if (scalarCorrelated) {
+      if (!grouped || ps.getGroupBy() != null) {
+        throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
+      }
+      for (Expr c : corr.conjuncts) {
+        if (!(c instanceof Expr.Comparison cmp && cmp.op() == Expr.CmpOp.EQ)) {
+          throw QuiverException.unsupported("the correlated predicate " + c + " in a scalar subquery (only equalities are)");
+        }
+        boolean leftOuter = intersects(Exprs.columns(cmp.left()), outerNames);
+        boolean rightOuter = intersects(Exprs.columns(cmp.right()), outerNames);
+        Expr inner = leftOuter ? cmp.right() : cmp.left();
+        Expr outerSide = leftOuter ? cmp.left() : cmp.right();
+        if (leftOuter == rightOuter || intersects(Exprs.columns(inner), outerNames) || Exprs.columns(inner).isEmpty()
+            || !outerNames.containsAll(Exprs.columns(outerSide))) {
+          throw QuiverException.unsupported("the correlated predicate " + c + " in a scalar subquery");
+        }
+        corr.innerKeys.add(inner);
+        corr.outerKeys.add(outerSide);
+      }
+      groupExprs.addAll(0, corr.innerKeys);
+    }
+    Set<String> postAggNames = new HashSet<>();
+    if (grouped) {
+      List<NamedExpr> groups = new ArrayList<>();
+      Map<Expr, Expr.ColumnRef> groupRefs = new LinkedHashMap<>();
+      for (Expr g : groupExprs) {
+        if (groupRefs.containsKey(g)) continue;
+        String n = g instanceof Expr.ColumnRef c ? c.name() : names.fresh("__group");
+        groups.add(new NamedExpr(g, n));
+        groupRefs.put(g, new Expr.ColumnRef(n, g.type(), g.nullable()));
+      }
+      if (scalarCorrelated) for (Expr k : corr.innerKeys) corr.keyNames.add(groupRefs.get(k).name());
+      b.plan = new LogicalPlan.Aggregate(b.plan, groups, aggregates);
+      for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
+      b.flush(); // scalar subqueries of the SELECT list / HAVING join the aggregated rows
+      for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
+      items.replaceAll(x -> postAggregate(x, groupRefs, postAggNames));
+      if (having != null) having = postAggregate(having, groupRefs, postAggNames);
+      orderTargets.replaceAll(x -> x instanceof Expr e ? postAggregate(e, groupRefs, postAggNames) : x);
+    } else {
+      b.flush();
+    }
+    if (having != null) {
+      if (!grouped) throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING needs GROUP BY or an aggregate" + at("HAVING"));
+      b.plan = new LogicalPlan.Filter(b.plan, having);
+    }
+
+    // projection with internal names; ORDER BY expressions not in the list become hidden columns
+    List<NamedExpr> outputs = new ArrayList<>();
+    Set<String> used = new HashSet<>();
+    for (int i = 0; i < items.size(); i++) {
+      Expr x = items.get(i);
+      String n = x instanceof Expr.ColumnRef c && used.add(c.name()) ? c.name()
+          : names.unique(sanitize(visible.get(i)), null);
+      used.add(n);
+      outputs.add(new NamedExpr(x, n));
+    }
+    int visibleCount = outputs.size();
+    if (correlated && corr.mode == Mode.IN) {
+      // the correlated predicates read inner columns: pass them through
+      for (Expr c : corr.conjuncts) {
+        for (String col : Exprs.columns(c)) {
+          if (outerNames.contains(col) || used.contains(col)) continue;
+          used.add(col);
+          Field f = field(b.plan, col);
+          outputs.add(new NamedExpr(ref(f), col));
+        }
+      }
+    }
+    if (scalarCorrelated) {
+      for (String k : corr.keyNames) {
+        Field f = field(b.plan, k);
+        String n = used.add(k) ? k : names.fresh("__key");
+        outputs.add(new NamedExpr(ref(f), n));
+        corr.keyNames.set(corr.keyNames.indexOf(k), n);
+      }
+    }
+    boolean distinct = ps.getDistinct() != null;
+    List<SortKey> keys = new ArrayList<>();
+    for (int i = 0; i < orderTargets.size(); i++) {
+      Object t = orderTargets.get(i);
+      int index = -1;
+      if (t instanceof Integer k) {
+        index = k;
+      } else {
+        for (int j = 0; j < visibleCount; j++) if (outputs.get(j).expr().equals(t)) index = j;
+        if (index < 0) {
+          if (distinct) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "for SELECT DISTINCT, ORDER BY expressions must appear in the select list: "
+                + order.get(i).getExpression());
+          }
+          outputs.add(new NamedExpr((Expr) t, names.fresh("__order")));
+          index = outputs.size() - 1;
+        }
+      }
+      NamedExpr target = outputs.get(index);
+      keys.add(sortKey(order.get(i), new Expr.ColumnRef(target.name(), target.expr().type(), target.expr().nullable())));
+    }
+    b.plan = new LogicalPlan.Project(b.plan, outputs);
+    if (distinct) {
+      if (ps.getDistinct().getOnSelectItems() != null && !ps.getDistinct().getOnSelectItems().isEmpty()) {
+        throw QuiverException.unsupported("DISTINCT ON", at("DISTINCT"));
+      }
+      b.plan = distinct(b.plan);
+    }
+    long[] lo = limitOffset(ps);
+    if (!keys.isEmpty()) b.plan = new LogicalPlan.Sort(b.plan, keys, lo[0] < 0 ? -1 : saturatedAdd(lo[0], lo[1]));
+    b.plan = limit(b.plan, lo);
+    if (outputs.size() > visibleCount && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
+      List<NamedExpr> keep = new ArrayList<>();
+      for (int i = 0; i < visibleCount; i++) keep.add(new NamedExpr(refOf(outputs.get(i)), outputs.get(i).name()));
+      b.plan = new LogicalPlan.Project(b.plan, keep);
+    }
+    if (correlated && corr.mode == Mode.SCALAR && visibleCount != 1) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "a scalar subquery must return one column, not " + visibleCount);
+    }
+    if (correlated && corr.mode != Mode.SCALAR && hasReference(b.plan, outerNames)) {
+      throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
+    }
+    return new Rel(b.plan, visible);
+  }
+
+  private static Expr refOf(NamedExpr n) {
+    return new Expr.ColumnRef(n.name(), n.expr().type(), n.expr().nullable());
+  }
+
+  private static String sanitize(String visible) {
+    String s = visible.length() > 40 ? visible.substring(0, 40) : visible;
+    return s.isEmpty() ? "__expr" : s;
+  }
+
+  private static Field field(LogicalPlan plan, String name) {
+    for (Field f : plan.schema().getFields()) if (f.getName().equals(name)) return f;
+    throw QuiverException.internal("column " + name + " not in " + plan.schema());
+  }
+
+  private static boolean intersects(Set<String> a, Set<String> b) {
+    for (String x : a) if (b.contains(x)) return true;
+    return false;
+  }
+
+  /** Whether any expression of the plan reads one of {@code names}. */
+  private static boolean hasReference(LogicalPlan plan, Set<String> names) {
+    if (names.isEmpty()) return false;
+    List<Expr> exprs = new ArrayList<>();
+    if (plan instanceof LogicalPlan.Filter f) exprs.add(f.condition());
+    if (plan instanceof LogicalPlan.Project p) for (NamedExpr n : p.exprs()) exprs.add(n.expr());
+    if (plan instanceof LogicalPlan.Join j && j.condition() != null) exprs.add(j.condition());
+    if (plan instanceof LogicalPlan.Aggregate a) {
+      for (NamedExpr n : a.groups()) exprs.add(n.expr());
+      for (AggregateCall c : a.aggregates()) if (c.arg() != null) exprs.add(c.arg());
+    }
+    if (plan instanceof LogicalPlan.Sort s) for (SortKey k : s.keys()) exprs.add(k.expr());
+    for (Expr e : exprs) if (intersects(Exprs.columns(e), names)) return true;
+    for (LogicalPlan c : plan.children()) if (hasReference(c, names)) return true;
+    return false;
+  }
+
+  /**
+   * An expression over the aggregate's output: group expressions become references to their group
+   * column; any other input column is an error.
+   */
+  private Expr postAggregate(Expr e, Map<Expr, Expr.ColumnRef> groups, Set<String> available) {
+    Expr.ColumnRef g = groups.get(e);
+    if (g != null) return g;
+    if (e instanceof Expr.ColumnRef c) {
+      if (available.contains(c.name())) return c;
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + c.name()
+          + " must appear in the GROUP BY clause or be used in an aggregate function" + at(c.name()));
+    }
+    List<Expr> children = e.children();
+    if (children.isEmpty()) return e;
+    List<Expr> next = new ArrayList<>();
+    boolean changed = false;
+    for (Expr c : children) {
+      Expr n = postAggregate(c, groups, available);
+      changed |= n != c;
+      next.add(n);
+    }
+    return changed ? e.withChildren(next) : e;
+  }
+
+  private static boolean hasAggregate(PlainSelect ps) {
+    String text = ps.getSelectItems().toString().toLowerCase(Locale.ROOT);
+    return text.matches("(?s).*\\b(count|sum|avg|min|max|bool_and|bool_or|every|stddev\\w*|var\\w*|variance)\\s*\\(.*");
+  }
+
+  private static List<Expression> andTerms(Expression e) {
+    List<Expression> out = new ArrayList<>();
+    Deque<Expression> stack = new ArrayDeque<>();
+    stack.push(e);
+    while (!stack.isEmpty()) {
+      Expression x = stack.pop();
+      if (x instanceof AndExpression a) {
+        stack.push(a.getRightExpression());
+        stack.push(a.getLeftExpression());
+      } else if (x instanceof ParenthesedExpressionList<?> p && p.size() == 1 && p.get(0) instanceof AndExpression a) {
+        stack.push(a);
+      } else {
+        out.add(x);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- subqueries
+
+  /** Plans an AND-term of WHERE that is [NOT] EXISTS or [NOT] IN (subquery) as a join; false otherwise. */
+  private boolean subqueryPredicate(Expression term, Block b) {
+    Expression t = term;
+    boolean not = false;
+    while (t instanceof ParenthesedExpressionList<?> p && p.size() == 1) t = p.get(0);
+    if (t instanceof NotExpression n) {
+      not = true;
+      t = n.getExpression();
+      while (t instanceof ParenthesedExpressionList<?> p && p.size() == 1) t = p.get(0);
+    }
+    if (t instanceof ExistsExpression ex && ex.getRightExpression() instanceof Select sub) {
+      not ^= ex.isNot();
+      Correlation corr = new Correlation(Mode.EXISTS);
+      Rel r = query(sub, b.scope, corr);
+      Expr cond = corr.conjuncts.isEmpty() ? null : Exprs.and(corr.conjuncts);
+      if (cond == null) r = new Rel(new LogicalPlan.Limit(r.plan(), 1, 0), r.visible());
+      boolean negated = not;
+      b.plan = new LogicalPlan.Join(b.plan, r.plan(), negated ? JoinType.ANTI : JoinType.SEMI, cond);
+      return true;
+    }
+    if (t instanceof InExpression in && in.getRightExpression() instanceof Select sub) {
+      not ^= in.isNot();
+      Correlation corr = new Correlation(Mode.IN);
+      Rel r = query(sub, b.scope, corr);
+      List<Field> fields = r.plan().schema().getFields();
+      int width = r.visible().size();
+      if (width != 1) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "the subquery of IN must return one column, not " + width + ": " + in);
+      }
+      Expr value = ExprBinder.settleParameters(b.binder(false, List.of()).bind(in.getLeftExpression()));
+      Expr item = ref(fields.get(0));
+      ArrowType common = SqlTypes.isNull(value.type()) ? item.type() : SqlTypes.comparisonCommon(value.type(), item.type());
+      if (common == null) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot compare " + SqlTypes.sqlName(value.type()) + " with "
+            + SqlTypes.sqlName(item.type()) + ": " + in);
+      }
+      List<Expr> conds = new ArrayList<>();
+      conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(value, common), ExprBinder.coerce(item, common)));
+      conds.addAll(corr.conjuncts);
+      b.flush();
+      b.plan = new LogicalPlan.Join(b.plan, r.plan(), not ? JoinType.NULL_AWARE_ANTI : JoinType.SEMI, Exprs.and(conds));
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * A scalar subquery: uncorrelated, a LEFT join with its (at most one) row; correlated on equalities,
+   * grouped by its correlation keys and LEFT-joined on them. Returns the reference to its value.
+   */
+  private Expr scalarSubquery(Select sub, Block b) {
+    Correlation corr = new Correlation(Mode.SCALAR);
+    Rel r = query(sub, b.scope, corr);
+    List<Field> fields = r.plan().schema().getFields();
+    Field value = fields.get(0);
+    if (corr.conjuncts.isEmpty()) {
+      if (r.visible().size() != 1) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "a scalar subquery must return one column, not " + r.visible().size());
+      }
+      LogicalPlan one = new LogicalPlan.EnforceSingleRow(r.plan());
+      b.pending.add(p -> new LogicalPlan.Join(p, one, JoinType.LEFT, Expr.Literal.TRUE));
+      b.subqueryColumns.add(value.getName());
+      return new Expr.ColumnRef(value.getName(), value.getType(), true);
+    }
+    List<Expr> conds = new ArrayList<>();
+    for (int i = 0; i < corr.keyNames.size(); i++) {
+      Field k = field(r.plan(), corr.keyNames.get(i));
+      Expr outerKey = corr.outerKeys.get(i);
+      ArrowType common = SqlTypes.comparisonCommon(k.getType(), outerKey.type());
+      conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(outerKey, common), ExprBinder.coerce(ref(k), common)));
+    }
+    LogicalPlan inner = r.plan();
+    b.pending.add(p -> new LogicalPlan.Join(p, inner, JoinType.LEFT, Exprs.and(conds)));
+    Expr result = new Expr.ColumnRef(value.getName(), value.getType(), true);
+    // the COUNT bug: a group with no rows is absent, and its count must read 0, not NULL
+    if (inner instanceof LogicalPlan.Project p && p.exprs().get(0).expr() instanceof Expr.ColumnRef c
+        && p.input() instanceof LogicalPlan.Aggregate a) {
+      for (AggregateCall call : a.aggregates()) {
+        if (call.name().equals(c.name()) && call.func() == AggFunc.COUNT) {
+          return new Expr.Call("coalesce", List.of(result, new Expr.Literal(0L, SqlTypes.BIGINT)), SqlTypes.BIGINT, false,
+              Expr.Volatility.IMMUTABLE);
+        }
+      }
+    }
+    if (inner.toString().contains("COUNT")) {
+      throw QuiverException.unsupported("a correlated scalar subquery with count() inside an expression");
+    }
+    return result;
+  }
+
+  private void rejectUnsupported(PlainSelect ps) {
+    if (ps.getWindowDefinitions() != null && !ps.getWindowDefinitions().isEmpty()) throw QuiverException.unsupported("WINDOW");
+    if (ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) throw QuiverException.unsupported("SELECT INTO");
+  }
+
+  private String at(String word) {
+    return SqlPositions.suffix(sql, word);
   }
 }

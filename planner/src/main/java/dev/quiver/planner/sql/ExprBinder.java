@@ -71,6 +71,25 @@ public final class ExprBinder {
   private boolean insideAggregate;
   private boolean constantsTakeOtherSideType;
   private Parameters parameters;
+  private Names names;
+  private Subqueries subqueries;
+
+  /** Plans subqueries met inside expressions (scalar subqueries); without it they are unsupported. */
+  interface Subqueries {
+    /** A scalar subquery's value: a reference to the column that carries it. */
+    Expr scalar(Select subquery);
+  }
+
+  /** Names aggregate outputs uniquely in the statement. */
+  ExprBinder withNames(Names n) {
+    this.names = n;
+    return this;
+  }
+
+  ExprBinder withSubqueries(Subqueries s) {
+    this.subqueries = s;
+    return this;
+  }
 
   /** Binds {@code ?} markers through {@code p} (without it, a {@code ?} is an error). */
   ExprBinder withParameters(Parameters p) {
@@ -175,7 +194,16 @@ public final class ExprBinder {
       if (parameters == null) throw QuiverException.unsupported("a '?' parameter here", SqlPositions.suffix(sql, "?"));
       return parameters.placeholder(p.getIndex());
     }
-    if (e instanceof Select) throw QuiverException.unsupported("a subquery");
+    if (e instanceof Select sub) {
+      if (subqueries == null) throw QuiverException.unsupported("a subquery here");
+      return subqueries.scalar(sub);
+    }
+    if (e instanceof net.sf.jsqlparser.expression.operators.relational.ExistsExpression x) {
+      throw QuiverException.unsupported("EXISTS other than as an AND-term of WHERE: " + x);
+    }
+    if (e instanceof net.sf.jsqlparser.expression.IntervalExpression iv) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "an INTERVAL can only be added to or subtracted from a DATE or TIMESTAMP: " + iv);
+    }
     throw QuiverException.unsupported(describe(e));
   }
 
@@ -300,6 +328,13 @@ public final class ExprBinder {
   }
 
   private Expr arithmetic(ArithOp op, BinaryExpression b) {
+    if (b.getRightExpression() instanceof net.sf.jsqlparser.expression.IntervalExpression iv
+        && (op == ArithOp.ADD || op == ArithOp.SUBTRACT)) {
+      return interval(bind(b.getLeftExpression()), iv, op == ArithOp.SUBTRACT, b);
+    }
+    if (b.getLeftExpression() instanceof net.sf.jsqlparser.expression.IntervalExpression iv && op == ArithOp.ADD) {
+      return interval(bind(b.getRightExpression()), iv, false, b);
+    }
     Expr l = bind(b.getLeftExpression());
     Expr r = bind(b.getRightExpression());
     if (SqlTypes.isNull(l.type()) && SqlTypes.isNull(r.type())) {
@@ -338,6 +373,58 @@ public final class ExprBinder {
       return new Expr.Arithmetic(op, lx, ry, result);
     }
     return new Expr.Arithmetic(op, coerce(l, common), coerce(r, common), common);
+  }
+
+  /**
+   * {@code temporal ± INTERVAL 'n' unit}: a call of {@code add_interval(t, months, micros)}. Year and
+   * month intervals add calendar months (the day is clamped to the month's end); day and smaller units add
+   * a fixed duration. A DATE plus a whole number of days or months stays a DATE; plus hours or smaller it
+   * becomes a TIMESTAMP.
+   */
+  private Expr interval(Expr t, net.sf.jsqlparser.expression.IntervalExpression iv, boolean subtract, BinaryExpression b) {
+    if (!SqlTypes.isTemporal(t.type())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "an INTERVAL can only be added to or subtracted from a DATE or "
+          + "TIMESTAMP, not " + SqlTypes.sqlName(t.type()) + ": " + b);
+    }
+    String text = iv.getParameter();
+    String unit = iv.getIntervalType();
+    if (text == null && iv.getExpression() != null) text = iv.getExpression().toString();
+    if (text == null) throw QuiverException.unsupported("the interval " + iv);
+    text = text.replace("'", "").trim();
+    if (unit == null) {
+      String[] parts = text.split("\\s+");
+      if (parts.length != 2) throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot read the interval " + iv);
+      text = parts[0];
+      unit = parts[1];
+    }
+    long n;
+    try {
+      n = Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the interval amount must be an integer: " + iv);
+    }
+    if (subtract) n = -n;
+    String u = unit.toUpperCase(Locale.ROOT);
+    if (u.endsWith("S")) u = u.substring(0, u.length() - 1);
+    long months = 0;
+    long micros = 0;
+    try {
+      switch (u) {
+        case "YEAR" -> months = Math.multiplyExact(n, 12);
+        case "MONTH" -> months = n;
+        case "WEEK" -> micros = Math.multiplyExact(n, 7 * 86_400_000_000L);
+        case "DAY" -> micros = Math.multiplyExact(n, 86_400_000_000L);
+        case "HOUR" -> micros = Math.multiplyExact(n, 3_600_000_000L);
+        case "MINUTE" -> micros = Math.multiplyExact(n, 60_000_000L);
+        case "SECOND" -> micros = Math.multiplyExact(n, 1_000_000L);
+        default -> throw QuiverException.unsupported("the interval unit " + unit + " in " + iv);
+      }
+    } catch (ArithmeticException e) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the interval is out of range: " + iv);
+    }
+    if (t.type() instanceof ArrowType.Date && micros % 86_400_000_000L != 0) t = coerce(t, SqlTypes.TIMESTAMP);
+    return call("add_interval", List.of(t, new Expr.Literal(months, SqlTypes.BIGINT), new Expr.Literal(micros, SqlTypes.BIGINT)),
+        b.toString());
   }
 
   private Expr comparison(CmpOp op, BinaryExpression b) {
@@ -398,7 +485,7 @@ public final class ExprBinder {
       return bind(right);
     }
     if (!(right instanceof ExpressionList<?> list)) {
-      throw QuiverException.unsupported("IN with a subquery");
+      throw QuiverException.unsupported("IN (subquery) other than as an AND-term of WHERE: " + in);
     }
     Expr bound = bind(in.getLeftExpression());
     List<Expr> raw = new ArrayList<>();
@@ -566,7 +653,11 @@ public final class ExprBinder {
     String name = f.getName().toLowerCase(Locale.ROOT);
     AggFunc agg = switch (name) {
       case "count" -> AggFunc.COUNT; case "sum" -> AggFunc.SUM; case "min" -> AggFunc.MIN;
-      case "max" -> AggFunc.MAX; case "avg" -> AggFunc.AVG; default -> null;
+      case "max" -> AggFunc.MAX; case "avg" -> AggFunc.AVG;
+      case "bool_and", "every" -> AggFunc.BOOL_AND; case "bool_or" -> AggFunc.BOOL_OR;
+      case "stddev", "stddev_samp" -> AggFunc.STDDEV_SAMP; case "stddev_pop" -> AggFunc.STDDEV_POP;
+      case "variance", "var_samp" -> AggFunc.VAR_SAMP; case "var_pop" -> AggFunc.VAR_POP;
+      default -> null;
     };
     if (agg == null) {
       List<Expr> args = new ArrayList<>();
@@ -593,7 +684,6 @@ public final class ExprBinder {
     if (insideAggregate) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: " + f);
     }
-    if (f.isDistinct()) throw QuiverException.unsupported(name + "(DISTINCT ...)");
     Expr arg = null;
     boolean star = f.isAllColumns()
         || (f.getParameters() != null && f.getParameters().size() == 1
@@ -613,23 +703,40 @@ public final class ExprBinder {
     }
     ArrowType type = aggregateType(agg, arg, f);
     if (arg != null && agg != AggFunc.COUNT && SqlTypes.isNull(arg.type())) arg = coerce(arg, type);
-    String internal = "__agg" + aggregates.size();
-    aggregates.add(new AggregateCall(agg, arg, type, internal));
+    boolean distinct = f.isDistinct() && agg != AggFunc.MIN && agg != AggFunc.MAX;
+    if (f.isDistinct() && star) throw new QuiverException(ErrorCode.INVALID_QUERY, "count(DISTINCT *) is not valid: " + f);
+    AggregateCall call = new AggregateCall(agg, arg, type, null, distinct);
+    for (AggregateCall existing : aggregates) {
+      if (existing.func() == agg && java.util.Objects.equals(existing.arg(), arg) && existing.distinct() == distinct) {
+        return new Expr.ColumnRef(existing.name(), type, agg != AggFunc.COUNT);
+      }
+    }
+    String internal = names != null ? names.fresh("__agg") : "__agg" + aggregates.size();
+    aggregates.add(new AggregateCall(call.func(), arg, type, internal, distinct));
     return new Expr.ColumnRef(internal, type, agg != AggFunc.COUNT);
   }
 
   private static ArrowType aggregateType(AggFunc agg, Expr arg, Function f) {
     if (agg == AggFunc.COUNT) return SqlTypes.BIGINT;
     ArrowType t = arg.type();
-    if (SqlTypes.isNull(t)) return agg == AggFunc.AVG ? SqlTypes.DOUBLE : SqlTypes.BIGINT;
+    if (SqlTypes.isNull(t)) {
+      return switch (agg) {
+        case AVG, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP -> SqlTypes.DOUBLE;
+        case BOOL_AND, BOOL_OR -> SqlTypes.BOOLEAN;
+        default -> SqlTypes.BIGINT;
+      };
+    }
     switch (agg) {
       case SUM:
         if (t instanceof ArrowType.Int i) return i.getBitWidth() == 64 && !i.getIsSigned() ? SqlTypes.decimal(38, 0) : SqlTypes.BIGINT;
         if (t instanceof ArrowType.Decimal d) return SqlTypes.decimal(SqlTypes.MAX_DECIMAL_PRECISION, d.getScale());
         if (SqlTypes.isFloat(t)) return SqlTypes.DOUBLE;
         break;
-      case AVG:
+      case AVG, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP:
         if (SqlTypes.isNumeric(t)) return SqlTypes.DOUBLE;
+        break;
+      case BOOL_AND, BOOL_OR:
+        if (SqlTypes.isBoolean(t)) return t;
         break;
       default:
         if (!(t instanceof ArrowType.Binary)) return t;

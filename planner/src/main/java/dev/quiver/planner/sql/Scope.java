@@ -4,56 +4,144 @@ import dev.quiver.planner.expr.Expr;
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
 import dev.quiver.scan.table.ParquetTable;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The names visible to expressions: the columns of the FROM table, or nothing for a FROM-less SELECT.
- * {@code unsupported} names columns that exist but cannot be read, with the reason.
+ * The names visible to expressions: the relations of a FROM clause (tables, derived tables, CTEs), each
+ * under its qualifier, and — for a subquery — the enclosing query's scope, whose columns a correlated
+ * reference reads. A column has a visible name and an internal name unique in the whole statement.
  */
-public record Scope(String table, List<Field> fields, Map<String, String> unsupported, String alias) {
-  public Scope {
-    fields = List.copyOf(fields);
-    unsupported = Map.copyOf(unsupported);
+public final class Scope {
+  /** A column as the query sees it ({@code name}) and as the plan names it ({@code internal}). */
+  public record Column(String name, String internal, ArrowType type, boolean nullable) {
+    Expr.ColumnRef ref() { return new Expr.ColumnRef(internal, type, nullable); }
   }
 
-  public static Scope of(ParquetTable t, String alias) {
-    return new Scope(t.name(), t.schema().getFields(), t.unsupportedColumns(), alias);
+  /** One relation of the FROM clause. {@code unsupported} names unreadable columns with the reason. */
+  public record Entry(String qualifier, String table, List<Column> columns, Map<String, String> unsupported) {
+    public Entry {
+      columns = List.copyOf(columns);
+      unsupported = Map.copyOf(unsupported);
+    }
+  }
+
+  private final List<Entry> entries;
+  private final Scope outer;
+  private final Set<String> correlated = new LinkedHashSet<>();
+
+  public Scope(List<Entry> entries, Scope outer) {
+    this.entries = List.copyOf(entries);
+    this.outer = outer;
   }
 
   public static Scope none() {
-    return new Scope(null, List.of(), Map.of(), null);
+    return new Scope(List.of(), null);
   }
 
+  /** A table's columns under their own names (for stand-alone predicates). */
   public static Scope of(String table, List<Field> fields) {
-    return new Scope(table, fields, Map.of(), null);
+    List<Column> cols = new ArrayList<>();
+    for (Field f : fields) cols.add(new Column(f.getName(), f.getName(), f.getType(), f.isNullable()));
+    return new Scope(List.of(new Entry(table, table, cols, Map.of())), null);
+  }
+
+  public static Scope of(ParquetTable t, String alias) {
+    Scope s = of(t.name(), t.schema().getFields());
+    Entry e = s.entries.get(0);
+    return new Scope(List.of(new Entry(alias != null ? alias : t.name(), t.name(), e.columns(), t.unsupportedColumns())), null);
+  }
+
+  public List<Entry> entries() {
+    return entries;
+  }
+
+  public Scope outer() {
+    return outer;
+  }
+
+  /** This scope with {@code more} relations added (a join's right side). */
+  public Scope plus(List<Entry> more) {
+    List<Entry> all = new ArrayList<>(entries);
+    all.addAll(more);
+    return new Scope(all, outer);
+  }
+
+  /** The internal names of the enclosing queries' columns that expressions in this scope read. */
+  public Set<String> correlated() {
+    return correlated;
+  }
+
+  /** Every internal name visible from the enclosing scopes. */
+  public Set<String> outerNames() {
+    Set<String> out = new LinkedHashSet<>();
+    for (Scope s = outer; s != null; s = s.outer) {
+      for (Entry e : s.entries) for (Column c : e.columns()) out.add(c.internal());
+    }
+    return out;
+  }
+
+  /** All columns, relation by relation (SELECT *). */
+  public List<Column> columns() {
+    List<Column> out = new ArrayList<>();
+    for (Entry e : entries) out.addAll(e.columns());
+    return out;
   }
 
   Expr.ColumnRef resolve(String qualifier, String name, String sql) {
-    if (table == null) {
+    String q = qualifier == null ? null : ExprBinder.unquote(qualifier);
+    if (q != null && q.contains(".")) q = q.substring(q.lastIndexOf('.') + 1);
+    for (Scope s = this; s != null; s = s.outer) {
+      Column found = s.find(q, name, sql);
+      if (found != null) {
+        if (s != this) correlated.add(found.internal());
+        return found.ref();
+      }
+    }
+    if (entries.isEmpty() && outer == null) {
       throw new QuiverException(ErrorCode.NOT_FOUND,
           "column " + name + " does not exist (the query has no FROM clause)" + SqlPositions.suffix(sql, name));
     }
-    if (qualifier != null) {
-      String q = ExprBinder.unquote(qualifier);
-      boolean matches = q.equalsIgnoreCase(alias != null ? alias : table)
-          || (alias == null && q.toLowerCase().endsWith("." + table.toLowerCase()));
-      if (!matches) {
-        throw new QuiverException(ErrorCode.NOT_FOUND,
-            "table or alias " + q + " is not in the FROM clause" + SqlPositions.suffix(sql, q));
+    if (q != null && !hasQualifier(q)) {
+      throw new QuiverException(ErrorCode.NOT_FOUND,
+          "table or alias " + q + " is not in the FROM clause" + SqlPositions.suffix(sql, q));
+    }
+    String where = entries.size() == 1 ? " in table " + entries.get(0).table() : "";
+    throw new QuiverException(ErrorCode.NOT_FOUND, "column " + (q == null ? "" : q + ".") + name + " does not exist"
+        + where + SqlPositions.suffix(sql, name));
+  }
+
+  private boolean hasQualifier(String q) {
+    for (Scope s = this; s != null; s = s.outer) {
+      for (Entry e : s.entries) if (e.qualifier() != null && e.qualifier().equalsIgnoreCase(q)) return true;
+    }
+    return false;
+  }
+
+  private Column find(String q, String name, String sql) {
+    Column found = null;
+    for (Entry e : entries) {
+      if (q != null && (e.qualifier() == null || !e.qualifier().equalsIgnoreCase(q))) continue;
+      for (Column c : e.columns()) {
+        if (!c.name().equalsIgnoreCase(name)) continue;
+        if (found != null && !found.internal().equals(c.internal())) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "column reference " + name + " is ambiguous"
+              + SqlPositions.suffix(sql, name));
+        }
+        found = c;
+      }
+      for (var u : e.unsupported().entrySet()) {
+        if (u.getKey().equalsIgnoreCase(name)) {
+          throw new QuiverException(ErrorCode.UNSUPPORTED, "column " + u.getKey() + " of table " + e.table()
+              + " is a " + u.getValue() + ", which is not supported" + SqlPositions.suffix(sql, name));
+        }
       }
     }
-    for (Field f : fields) {
-      if (f.getName().equalsIgnoreCase(name)) return new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
-    }
-    for (var e : unsupported.entrySet()) {
-      if (e.getKey().equalsIgnoreCase(name)) {
-        throw new QuiverException(ErrorCode.UNSUPPORTED, "column " + e.getKey() + " of table " + table
-            + " is a " + e.getValue() + ", which is not supported" + SqlPositions.suffix(sql, name));
-      }
-    }
-    throw new QuiverException(ErrorCode.NOT_FOUND,
-        "column " + name + " does not exist in table " + table + SqlPositions.suffix(sql, name));
+    return found;
   }
 }

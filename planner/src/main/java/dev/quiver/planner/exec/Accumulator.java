@@ -1,0 +1,242 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.kernel.Casts;
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.Kernels;
+import dev.quiver.planner.plan.LogicalPlan.AggFunc;
+import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The running state of one aggregate for one group. NULL inputs are ignored (count(*) counts rows).
+ * Integer sums that overflow BIGINT are errors, never wrapped; decimal sums are exact.
+ */
+abstract class Accumulator {
+  /** Adds row {@code i} of {@code v} ({@code v} is null for count(*)). */
+  abstract void add(ColumnValues v, int i);
+
+  /** The aggregate's value in physical form, or null. */
+  abstract Object result();
+
+  /** A rough heap size, for memory accounting. */
+  long size() {
+    return 48;
+  }
+
+  static Accumulator create(AggregateCall call) {
+    Accumulator a = base(call);
+    return call.distinct() ? new Distinct(a) : a;
+  }
+
+  private static Accumulator base(AggregateCall call) {
+    if (call.arg() == null) return new CountStar();
+    Kernels.Family family = Kernels.family(call.arg().type());
+    return switch (call.func()) {
+      case COUNT -> new Count();
+      case SUM -> family == Kernels.Family.LONG ? new LongSum(call) : family == Kernels.Family.DOUBLE ? new DoubleSum()
+          : new DecimalSum(call, false);
+      case AVG -> family == Kernels.Family.DOUBLE ? new DoubleAvg() : new DecimalSum(call, true);
+      case MIN, MAX -> new MinMax(family, call.func() == AggFunc.MIN);
+      case BOOL_AND, BOOL_OR -> new BoolAgg(call.func() == AggFunc.BOOL_AND);
+      case STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP -> new Variance(call.func(), family);
+    };
+  }
+
+  private static final class CountStar extends Accumulator {
+    long n;
+    void add(ColumnValues v, int i) { n++; }
+    Object result() { return n; }
+  }
+
+  private static final class Count extends Accumulator {
+    long n;
+    void add(ColumnValues v, int i) { if (!v.isNull(i)) n++; }
+    Object result() { return n; }
+  }
+
+  private static final class LongSum extends Accumulator {
+    final AggregateCall call;
+    long sum;
+    boolean any;
+    LongSum(AggregateCall call) { this.call = call; }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      any = true;
+      try {
+        sum = Math.addExact(sum, v.getLong(i));
+      } catch (ArithmeticException e) {
+        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows BIGINT");
+      }
+    }
+    Object result() { return any ? sum : null; }
+  }
+
+  private static final class DoubleSum extends Accumulator {
+    double sum;
+    boolean any;
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      any = true;
+      sum += v.getDouble(i);
+    }
+    Object result() { return any ? sum : null; }
+  }
+
+  private static final class DoubleAvg extends Accumulator {
+    double sum;
+    long n;
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      n++;
+      sum += v.getDouble(i);
+    }
+    Object result() { return n == 0 ? null : sum / n; }
+  }
+
+  /**
+   * Exact sum (or average) of integers and decimals: unscaled longs while they fit, spilling into a
+   * BigDecimal on overflow.
+   */
+  private static final class DecimalSum extends Accumulator {
+    final AggregateCall call;
+    final boolean avg;
+    final int scale;
+    final boolean unscaledOk;
+    long unscaled;
+    BigDecimal big = BigDecimal.ZERO;
+    long n;
+    DecimalSum(AggregateCall call, boolean avg) {
+      this.call = call;
+      this.avg = avg;
+      ArrowType t = call.arg().type();
+      this.scale = t instanceof ArrowType.Decimal d ? d.getScale() : 0;
+      this.unscaledOk = t instanceof ArrowType.Decimal || Kernels.family(t) == Kernels.Family.LONG;
+    }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      n++;
+      long x;
+      if (unscaledOk) {
+        try {
+          x = v.type() instanceof ArrowType.Decimal ? v.getUnscaledLong(i) : v.getLong(i);
+        } catch (ArithmeticException wide) {
+          big = big.add(v.getDecimal(i));
+          return;
+        }
+      } else {
+        big = big.add(Casts.exact(v.getObject(i), v.type()));
+        return;
+      }
+      long s = unscaled + x;
+      if (((unscaled ^ s) & (x ^ s)) < 0) {
+        big = big.add(BigDecimal.valueOf(unscaled, scale));
+        unscaled = x;
+      } else {
+        unscaled = s;
+      }
+    }
+    Object result() {
+      if (n == 0) return null;
+      BigDecimal total = big.add(BigDecimal.valueOf(unscaled, scale));
+      if (avg) return total.divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue();
+      ArrowType t = call.type();
+      if (t instanceof ArrowType.Decimal d) {
+        BigDecimal s = total.setScale(d.getScale());
+        if (s.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
+          throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows " + SqlTypes.sqlName(t));
+        }
+        return s;
+      }
+      return total;
+    }
+  }
+
+  private static final class MinMax extends Accumulator {
+    final Kernels.Family family;
+    final boolean min;
+    Object best;
+    MinMax(Kernels.Family family, boolean min) {
+      this.family = family;
+      this.min = min;
+    }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      Object x = v.getObject(i);
+      if (best == null) {
+        best = x;
+      } else {
+        int c = Kernels.compareObjects(family, x, best);
+        if (min ? c < 0 : c > 0) best = x;
+      }
+    }
+    Object result() { return best; }
+  }
+
+  private static final class BoolAgg extends Accumulator {
+    final boolean and;
+    Boolean value;
+    BoolAgg(boolean and) { this.and = and; }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      boolean b = v.getBool(i);
+      value = value == null ? b : and ? value && b : value || b;
+    }
+    Object result() { return value; }
+  }
+
+  /** Welford's online variance. */
+  private static final class Variance extends Accumulator {
+    final AggFunc func;
+    final Kernels.Family family;
+    long n;
+    double mean;
+    double m2;
+    Variance(AggFunc func, Kernels.Family family) {
+      this.func = func;
+      this.family = family;
+    }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      double x = switch (family) {
+        case DOUBLE -> v.getDouble(i);
+        case LONG -> v.getLong(i);
+        default -> Casts.exact(v.getObject(i), v.type()).doubleValue();
+      };
+      n++;
+      double d = x - mean;
+      mean += d / n;
+      m2 += d * (x - mean);
+    }
+    Object result() {
+      boolean sample = func == AggFunc.STDDEV_SAMP || func == AggFunc.VAR_SAMP;
+      if (n == 0 || (sample && n == 1)) return null;
+      double var = m2 / (sample ? n - 1 : n);
+      return func == AggFunc.STDDEV_SAMP || func == AggFunc.STDDEV_POP ? Math.sqrt(var) : var;
+    }
+  }
+
+  /** Feeds each distinct non-NULL value to the wrapped accumulator once. */
+  private static final class Distinct extends Accumulator {
+    final Accumulator inner;
+    final Set<Object> seen = new HashSet<>();
+    long bytes;
+    Distinct(Accumulator inner) { this.inner = inner; }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      Object k = Keys.of(v, i);
+      if (seen.add(k)) {
+        bytes += Keys.sizeOf(k) + 32;
+        inner.add(v, i);
+      }
+    }
+    Object result() { return inner.result(); }
+    @Override long size() { return 64 + bytes; }
+  }
+}

@@ -1,0 +1,353 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.EvalContext;
+import dev.quiver.planner.kernel.ExprCompiler;
+import dev.quiver.planner.kernel.PhysicalExpr;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.JoinType;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A hash join: the right input is the build side (retained, hashed on its key expressions), the left
+ * input is probed batch by batch. Equal keys are candidates; the residual condition (evaluated on the
+ * joined candidate rows) decides. NULL keys never match. Without keys every pair is a candidate (a
+ * nested-loop / cross join). NULL_AWARE_ANTI is {@code NOT IN}: a probe row is dropped when some build
+ * row could be equal to it (a NULL on either side counts as "could be").
+ */
+public final class HashJoinExec extends Operator {
+  private static final int CHUNK = 1 << 16;
+
+  private final Operator left;
+  private final Operator right;
+  private final LogicalPlan.Join plan;
+  private final BufferAllocator allocator;
+  private final List<PhysicalExpr> leftKeys = new ArrayList<>();
+  private final List<PhysicalExpr> rightKeys = new ArrayList<>();
+  private final List<Expr> keyPairs;
+  private final PhysicalExpr residual;
+  private final Expr residualExpr;
+  private final Schema joinedSchema;
+  private final List<Field> leftFields;
+  private final List<Field> rightFields;
+  private final List<Field> outFields;
+  private final MemoryReservation memory;
+
+  private final List<VectorSchemaRoot> build = new ArrayList<>();
+  private final List<Integer> buildOffsets = new ArrayList<>();
+  private Map<Object, long[]> table;
+  private long[] allBuild;
+  private long[] nullKeyBuild = new long[0];
+  private BitSet buildMatched;
+  private int buildRows;
+  private boolean probeDone;
+  private final ArrayDeque<VectorSchemaRoot> pending = new ArrayDeque<>();
+  private long candidates;
+
+  /**
+   * {@code keys} are pairs {@code (leftExpr, rightExpr)} flattened [l0, r0, l1, r1, ...], each reading one
+   * side only; {@code residual} (null for none) reads both.
+   */
+  HashJoinExec(Operator left, Operator right, LogicalPlan.Join plan, List<Expr> keys, Expr residual,
+      BufferAllocator allocator, EvalContext ctx) {
+    this.left = left;
+    this.right = right;
+    this.plan = plan;
+    this.allocator = allocator;
+    this.keyPairs = List.copyOf(keys);
+    for (int i = 0; i < keys.size(); i += 2) {
+      leftKeys.add(ExprCompiler.compile(keys.get(i), left.schema(), ctx));
+      rightKeys.add(ExprCompiler.compile(keys.get(i + 1), right.schema(), ctx));
+    }
+    this.leftFields = left.schema().getFields();
+    this.rightFields = right.schema().getFields();
+    List<Field> joined = new ArrayList<>(leftFields);
+    joined.addAll(rightFields);
+    this.joinedSchema = new Schema(joined);
+    this.residualExpr = residual;
+    this.residual = residual == null ? null : ExprCompiler.compile(residual, joinedSchema, ctx);
+    this.outFields = plan.schema().getFields();
+    this.memory = new MemoryReservation(allocator, "the hash join's build side");
+  }
+
+  @Override public Schema schema() { return plan.schema(); }
+  @Override public List<Operator> children() { return List.of(left, right); }
+
+  @Override
+  public String describe() {
+    List<String> k = new ArrayList<>();
+    for (int i = 0; i < keyPairs.size(); i += 2) k.add(keyPairs.get(i) + " = " + keyPairs.get(i + 1));
+    return "HashJoinExec: type=" + plan.type() + " keys=[" + String.join(", ", k) + "]"
+        + (residualExpr == null ? "" : " residual=" + residualExpr);
+  }
+
+  @Override
+  public Map<String, Long> metrics() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    m.put("build_rows", (long) buildRows);
+    m.put("candidates", candidates);
+    return m;
+  }
+
+  private void buildSide() {
+    table = new HashMap<>();
+    Map<Object, LongList> lists = new HashMap<>();
+    LongList all = new LongList();
+    LongList nullKeys = new LongList();
+    VectorSchemaRoot batch;
+    while ((batch = right.next()) != null) {
+      int b = build.size();
+      build.add(batch);
+      buildOffsets.add(buildRows);
+      int n = batch.getRowCount();
+      buildRows += n;
+      if (rightKeys.isEmpty()) {
+        for (int i = 0; i < n; i++) all.add(Rows.ref(b, i));
+        memory.add(8L * n);
+        continue;
+      }
+      List<ColumnValues> kv = new ArrayList<>();
+      try {
+        for (PhysicalExpr e : rightKeys) kv.add(e.eval(batch, allocator));
+        for (int i = 0; i < n; i++) {
+          if (Keys.anyNull(kv, i)) {
+            nullKeys.add(Rows.ref(b, i));
+            continue;
+          }
+          Object key = Keys.row(kv, i);
+          LongList l = lists.get(key);
+          if (l == null) {
+            l = new LongList();
+            lists.put(key, l);
+            memory.add(64 + Keys.sizeOf(key));
+          }
+          l.add(Rows.ref(b, i));
+          memory.add(8);
+        }
+      } finally {
+        kv.forEach(ColumnValues::close);
+      }
+    }
+    for (Map.Entry<Object, LongList> e : lists.entrySet()) table.put(e.getKey(), e.getValue().toArray());
+    allBuild = all.toArray();
+    nullKeyBuild = nullKeys.toArray();
+    if (plan.type() == JoinType.RIGHT || plan.type() == JoinType.FULL) buildMatched = new BitSet(buildRows);
+  }
+
+  @Override
+  protected VectorSchemaRoot produce() {
+    if (table == null) buildSide();
+    while (pending.isEmpty()) {
+      if (probeDone) return null;
+      VectorSchemaRoot batch = left.next();
+      if (batch == null) {
+        probeDone = true;
+        if (buildMatched != null) emitUnmatchedBuild();
+        continue;
+      }
+      try (batch) {
+        probe(batch);
+      }
+    }
+    return pending.poll();
+  }
+
+  private void probe(VectorSchemaRoot batch) {
+    int n = batch.getRowCount();
+    JoinType type = plan.type();
+    boolean[] matched = new boolean[n];
+    boolean[] unknown = type == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
+    boolean needPairs = !type.leftOnly() || residual != null;
+    int[] probeRows = new int[needPairs ? CHUNK : 0];
+    long[] buildRefs = new long[needPairs ? CHUNK : 0];
+    int filled = 0;
+    List<ColumnValues> kv = new ArrayList<>();
+    try {
+      for (PhysicalExpr e : leftKeys) kv.add(e.eval(batch, allocator));
+      for (int i = 0; i < n; i++) {
+        long[] refs;
+        if (leftKeys.isEmpty()) {
+          refs = allBuild;
+        } else if (Keys.anyNull(kv, i)) {
+          if (unknown == null) continue;
+          if (buildRows == 0) continue;
+          if (residual == null) {
+            unknown[i] = true;
+            continue;
+          }
+          refs = everyBuildRow();
+        } else {
+          refs = table.get(Keys.row(kv, i));
+          if (unknown != null && nullKeyBuild.length > 0) refs = concat(refs, nullKeyBuild);
+        }
+        if (refs == null || refs.length == 0) continue;
+        if (!needPairs) {
+          matched[i] = true;
+          continue;
+        }
+        for (long r : refs) {
+          if (filled == CHUNK) {
+            flush(batch, probeRows, buildRefs, filled, matched);
+            filled = 0;
+          }
+          probeRows[filled] = i;
+          buildRefs[filled] = r;
+          filled++;
+        }
+      }
+      if (filled > 0) flush(batch, probeRows, buildRefs, filled, matched);
+    } finally {
+      kv.forEach(ColumnValues::close);
+    }
+    switch (type) {
+      case LEFT, FULL -> emitProbeRows(batch, matched, false, true);
+      case SEMI -> emitProbeRows(batch, matched, true, false);
+      case ANTI -> emitProbeRows(batch, matched, false, false);
+      case NULL_AWARE_ANTI -> {
+        for (int i = 0; i < n; i++) matched[i] |= unknown[i];
+        emitProbeRows(batch, matched, false, false);
+      }
+      default -> { }
+    }
+  }
+
+  private long[] everyBuildRow() {
+    long[] out = new long[buildRows];
+    int k = 0;
+    for (int b = 0; b < build.size(); b++) {
+      int n = build.get(b).getRowCount();
+      for (int i = 0; i < n; i++) out[k++] = Rows.ref(b, i);
+    }
+    return out;
+  }
+
+  private static long[] concat(long[] a, long[] b) {
+    if (a == null) return b;
+    long[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  /** Evaluates one chunk of candidate pairs; keeps matches (and emits them for joins that output pairs). */
+  private void flush(VectorSchemaRoot batch, int[] probeRows, long[] buildRefs, int count, boolean[] matched) {
+    candidates += count;
+    long[] probeRefs = new long[count];
+    for (int k = 0; k < count; k++) probeRefs[k] = Rows.ref(0, probeRows[k]);
+    List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(batch), 0, leftFields, probeRefs, 0, count, allocator));
+    try {
+      vectors.addAll(Rows.copy(build, 0, rightFields, buildRefs, 0, count, allocator));
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    VectorSchemaRoot joined = new VectorSchemaRoot(joinedSchema.getFields(), vectors, count);
+    int[] keep = new int[count];
+    int kept = 0;
+    try {
+      if (residual == null) {
+        for (int k = 0; k < count; k++) keep[kept++] = k;
+      } else {
+        try (ColumnValues mask = residual.eval(joined, allocator)) {
+          for (int k = 0; k < count; k++) if (!mask.isNull(k) && mask.getBool(k)) keep[kept++] = k;
+        }
+      }
+      for (int k = 0; k < kept; k++) {
+        matched[probeRows[keep[k]]] = true;
+        if (buildMatched != null) {
+          long r = buildRefs[keep[k]];
+          buildMatched.set(buildOffsets.get(Rows.batch(r)) + Rows.row(r));
+        }
+      }
+      if (plan.type().leftOnly() || kept == 0) return;
+      VectorSchemaRoot out = kept == count ? null : FilterExec.take(joined, keep, kept, allocator);
+      if (out == null) {
+        out = joined;
+        joined = null;
+      }
+      pending.add(Rows.root(outFields, new ArrayList<>(out.getFieldVectors()), out.getRowCount()));
+    } finally {
+      if (joined != null) joined.close();
+    }
+  }
+
+  /** Emits the probe rows whose {@code matched} flag equals {@code want}, padded with NULLs when asked. */
+  private void emitProbeRows(VectorSchemaRoot batch, boolean[] matched, boolean want, boolean padRight) {
+    int n = batch.getRowCount();
+    int[] rows = new int[n];
+    int count = 0;
+    for (int i = 0; i < n; i++) if (matched[i] == want) rows[count++] = i;
+    if (count == 0) return;
+    List<FieldVector> vectors;
+    try (VectorSchemaRoot taken = FilterExec.take(batch, rows, count, allocator)) {
+      vectors = new ArrayList<>();
+      for (FieldVector v : taken.getFieldVectors()) {
+        FieldVector t = v.getField().createVector(allocator);
+        v.makeTransferPair(t).transfer();
+        t.setValueCount(count);
+        vectors.add(t);
+      }
+    }
+    if (padRight) {
+      try {
+        vectors.addAll(Rows.nulls(rightFields, count, allocator));
+      } catch (RuntimeException e) {
+        vectors.forEach(FieldVector::close);
+        throw e;
+      }
+    }
+    pending.add(Rows.root(outFields, vectors, count));
+  }
+
+  private void emitUnmatchedBuild() {
+    LongList refs = new LongList();
+    for (int b = 0; b < build.size(); b++) {
+      int n = build.get(b).getRowCount();
+      for (int i = 0; i < n; i++) if (!buildMatched.get(buildOffsets.get(b) + i)) refs.add(Rows.ref(b, i));
+    }
+    long[] r = refs.toArray();
+    for (int from = 0; from < r.length; from += CHUNK) {
+      int count = Math.min(CHUNK, r.length - from);
+      List<FieldVector> vectors = new ArrayList<>(Rows.nulls(leftFields, count, allocator));
+      try {
+        vectors.addAll(Rows.copy(build, 0, rightFields, r, from, count, allocator));
+      } catch (RuntimeException e) {
+        vectors.forEach(FieldVector::close);
+        throw e;
+      }
+      pending.add(Rows.root(outFields, vectors, count));
+    }
+  }
+
+  @Override
+  public void close() {
+    super.close();
+    build.forEach(VectorSchemaRoot::close);
+    build.clear();
+    pending.forEach(VectorSchemaRoot::close);
+    pending.clear();
+    memory.close();
+  }
+
+  /** A growable list of longs. */
+  static final class LongList {
+    private long[] a = new long[4];
+    private int n;
+    void add(long v) {
+      if (n == a.length) a = java.util.Arrays.copyOf(a, n * 2);
+      a[n++] = v;
+    }
+    long[] toArray() { return java.util.Arrays.copyOf(a, n); }
+  }
+}

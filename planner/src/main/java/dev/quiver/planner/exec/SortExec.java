@@ -1,0 +1,149 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.EvalContext;
+import dev.quiver.planner.kernel.ExprCompiler;
+import dev.quiver.planner.kernel.Kernels;
+import dev.quiver.planner.kernel.PhysicalExpr;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.SortKey;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.stream.Collectors;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Sorts its input on several keys (ASC/DESC, NULLS FIRST/LAST; NaN above every number). The input
+ * batches are retained (in the query's allocator) and a row index is sorted. With a fetch (ORDER BY …
+ * LIMIT n) it keeps only the best n rows in a bounded heap, releasing batches none of whose rows can be
+ * in the result any more. The sort is stable: ties keep input order.
+ */
+public final class SortExec extends Operator {
+  private final Operator input;
+  private final LogicalPlan.Sort plan;
+  private final BufferAllocator allocator;
+  private final int batchRows;
+  private final List<PhysicalExpr> keyExprs = new ArrayList<>();
+  private final List<Kernels.Family> families = new ArrayList<>();
+  private final List<VectorSchemaRoot> batches = new ArrayList<>();
+  private final List<List<ColumnValues>> keyValues = new ArrayList<>();
+  private final MemoryReservation memory;
+  private long[] order;
+  private int emitted;
+
+  SortExec(Operator input, LogicalPlan.Sort plan, BufferAllocator allocator, EvalContext ctx, int batchRows) {
+    this.input = input;
+    this.plan = plan;
+    this.allocator = allocator;
+    this.batchRows = batchRows;
+    for (SortKey k : plan.keys()) {
+      keyExprs.add(ExprCompiler.compile(k.expr(), input.schema(), ctx));
+      families.add(Kernels.family(k.expr().type()));
+    }
+    this.memory = new MemoryReservation(allocator, "the sort");
+  }
+
+  @Override public Schema schema() { return input.schema(); }
+  @Override public List<Operator> children() { return List.of(input); }
+
+  @Override
+  public String describe() {
+    return "SortExec: " + plan.keys().stream().map(Object::toString).collect(Collectors.joining(", "))
+        + (plan.fetch() >= 0 ? " fetch=" + plan.fetch() : "");
+  }
+
+  private int compare(long a, long b) {
+    List<ColumnValues> ka = keyValues.get(Rows.batch(a));
+    List<ColumnValues> kb = keyValues.get(Rows.batch(b));
+    int ra = Rows.row(a);
+    int rb = Rows.row(b);
+    for (int k = 0; k < keyExprs.size(); k++) {
+      SortKey key = plan.keys().get(k);
+      ColumnValues x = ka.get(k);
+      ColumnValues y = kb.get(k);
+      boolean xn = x.isNull(ra);
+      boolean yn = y.isNull(rb);
+      int c;
+      if (xn || yn) {
+        if (xn && yn) continue;
+        c = xn == key.nullsFirst() ? -1 : 1;
+        return c;
+      }
+      c = Kernels.compareObjects(families.get(k), x.getObject(ra), y.getObject(rb));
+      if (c != 0) return key.ascending() ? c : -c;
+    }
+    return Long.compare(a, b); // stable
+  }
+
+  private void consume() {
+    long fetch = plan.fetch();
+    boolean topN = fetch >= 0 && fetch < Integer.MAX_VALUE / 2;
+    Comparator<Long> cmp = (a, b) -> compare(a, b);
+    PriorityQueue<Long> heap = topN ? new PriorityQueue<>(cmp.reversed()) : null;
+    int[] live = topN ? new int[16] : null; // rows of each batch still in the heap
+    List<Long> all = topN ? null : new ArrayList<>();
+    VectorSchemaRoot batch;
+    while ((batch = input.next()) != null) {
+      int b = batches.size();
+      batches.add(batch);
+      List<ColumnValues> kv = new ArrayList<>();
+      keyValues.add(kv);
+      for (PhysicalExpr e : keyExprs) kv.add(e.eval(batch, allocator));
+      int n = batch.getRowCount();
+      memory.add(24L * n);
+      if (!topN) {
+        for (int i = 0; i < n; i++) all.add(Rows.ref(b, i));
+        continue;
+      }
+      if (live.length <= b) live = java.util.Arrays.copyOf(live, live.length * 2);
+      for (int i = 0; i < n; i++) {
+        long r = Rows.ref(b, i);
+        if (heap.size() < fetch) {
+          heap.add(r);
+          live[b]++;
+        } else if (fetch > 0 && compare(r, heap.peek()) < 0) {
+          long out = heap.poll();
+          live[Rows.batch(out)]--;
+          heap.add(r);
+          live[b]++;
+        }
+      }
+      for (int old = 0; old <= b; old++) {
+        if (live[old] == 0 && batches.get(old) != null) release(old);
+      }
+    }
+    List<Long> rows = topN ? new ArrayList<>(heap) : all;
+    rows.sort(cmp);
+    order = new long[rows.size()];
+    for (int i = 0; i < order.length; i++) order[i] = rows.get(i);
+  }
+
+  private void release(int b) {
+    batches.get(b).close();
+    batches.set(b, null);
+    keyValues.get(b).forEach(ColumnValues::close);
+    keyValues.set(b, null);
+  }
+
+  @Override
+  protected VectorSchemaRoot produce() {
+    if (order == null) consume();
+    if (emitted >= order.length) return null;
+    int count = Math.min(batchRows, order.length - emitted);
+    var fields = schema().getFields();
+    VectorSchemaRoot out = Rows.root(fields, Rows.copy(batches, 0, fields, order, emitted, count, allocator), count);
+    emitted += count;
+    return out;
+  }
+
+  @Override
+  public void close() {
+    super.close();
+    for (int b = 0; b < batches.size(); b++) if (batches.get(b) != null) release(b);
+    memory.close();
+  }
+}

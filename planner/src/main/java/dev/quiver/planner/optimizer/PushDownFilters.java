@@ -1,0 +1,150 @@
+package dev.quiver.planner.optimizer;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.JoinType;
+import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * Moves each conjunct of a filter as far down as it stays correct, so that it reaches the scan that can
+ * prune with it: through projections (substituting the projected expressions), sorts, aggregations (for
+ * conjuncts over group columns), unions (into every input) and joins — for an inner join into the side
+ * whose columns it reads, or into the join condition when it reads both. A join's own condition gives
+ * its one-sided conjuncts to the side they filter when the join type allows (an inner or semi join for
+ * either side; a LEFT/ANTI join only for its right side).
+ * <p>Before: {@code Filter(o_orderdate < d AND l_orderkey = o_orderkey) -> CrossJoin(lineitem, orders)};
+ * after: {@code INNER Join(l_orderkey = o_orderkey) -> [lineitem, Filter(o_orderdate < d) -> orders]}.
+ * <p>Legal because a conjunct is only moved below an operator that neither creates nor changes the
+ * values it reads and, for outer joins, never below the side whose missing rows are NULL-padded.
+ * Conjuncts with volatile calls are not moved.
+ */
+public final class PushDownFilters implements Rule {
+  @Override
+  public String name() {
+    return "PushDownFilters";
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
+    return push(plan, List.of());
+  }
+
+  /** {@code plan} with {@code conjuncts} (over its output) applied as low as possible. */
+  private LogicalPlan push(LogicalPlan plan, List<Expr> conjuncts) {
+    if (plan instanceof LogicalPlan.Filter f) {
+      List<Expr> all = new ArrayList<>(conjuncts);
+      for (Expr c : Exprs.conjuncts(f.condition())) if (!all.contains(c)) all.add(c);
+      return push(f.input(), all);
+    }
+    List<Expr> movable = new ArrayList<>();
+    List<Expr> stay = new ArrayList<>();
+    for (Expr c : conjuncts) {
+      if (volatileCall(c)) stay.add(c);
+      else movable.add(c);
+    }
+    LogicalPlan result;
+    if (plan instanceof LogicalPlan.Project p) {
+      Map<String, Expr> defs = new HashMap<>();
+      for (NamedExpr n : p.exprs()) defs.put(n.name(), n.expr());
+      List<Expr> down = new ArrayList<>();
+      for (Expr c : movable) {
+        if (defs.keySet().containsAll(Exprs.columns(c)) && !Exprs.columns(c).stream().anyMatch(x -> volatileCall(defs.get(x)))) {
+          down.add(substitute(c, defs));
+        } else {
+          stay.add(c);
+        }
+      }
+      result = new LogicalPlan.Project(push(p.input(), down), p.exprs());
+    } else if (plan instanceof LogicalPlan.Sort s && s.fetch() < 0) {
+      result = new LogicalPlan.Sort(push(s.input(), movable), s.keys(), s.fetch());
+      movable = List.of();
+    } else if (plan instanceof LogicalPlan.Aggregate a && !a.groups().isEmpty()) {
+      Map<String, Expr> defs = new HashMap<>();
+      for (NamedExpr g : a.groups()) defs.put(g.name(), g.expr());
+      List<Expr> down = new ArrayList<>();
+      for (Expr c : movable) {
+        if (defs.keySet().containsAll(Exprs.columns(c)) && !Exprs.columns(c).isEmpty()) down.add(substitute(c, defs));
+        else stay.add(c);
+      }
+      result = new LogicalPlan.Aggregate(push(a.input(), down), a.groups(), a.aggregates());
+    } else if (plan instanceof LogicalPlan.Union u) {
+      List<Field> out = u.schema().getFields();
+      List<LogicalPlan> inputs = new ArrayList<>();
+      for (LogicalPlan in : u.inputs()) {
+        Map<String, Expr> defs = new HashMap<>();
+        List<Field> f = in.schema().getFields();
+        for (int i = 0; i < out.size(); i++) {
+          defs.put(out.get(i).getName(), new Expr.ColumnRef(f.get(i).getName(), f.get(i).getType(), f.get(i).isNullable()));
+        }
+        List<Expr> down = new ArrayList<>();
+        for (Expr c : movable) down.add(substitute(c, defs));
+        inputs.add(push(in, down));
+      }
+      result = new LogicalPlan.Union(inputs);
+    } else if (plan instanceof LogicalPlan.Join j) {
+      result = pushIntoJoin(j, movable, stay);
+    } else {
+      List<LogicalPlan> children = new ArrayList<>();
+      for (LogicalPlan c : plan.children()) children.add(push(c, List.of()));
+      result = children.equals(plan.children()) ? plan : plan.withChildren(children);
+      stay.addAll(movable);
+    }
+    return stay.isEmpty() ? result : new LogicalPlan.Filter(result, Exprs.and(stay));
+  }
+
+  private LogicalPlan pushIntoJoin(LogicalPlan.Join j, List<Expr> above, List<Expr> stay) {
+    Set<String> left = names(j.left());
+    Set<String> right = names(j.right());
+    JoinType t = j.type();
+    List<Expr> toLeft = new ArrayList<>();
+    List<Expr> toRight = new ArrayList<>();
+    List<Expr> cond = new ArrayList<>();
+    for (Expr c : above) {
+      Set<String> cols = Exprs.columns(c);
+      boolean l = !cols.isEmpty() && left.containsAll(cols);
+      boolean r = !cols.isEmpty() && right.containsAll(cols);
+      if (l && (t == JoinType.INNER || t == JoinType.LEFT || t.leftOnly())) toLeft.add(c);
+      else if (r && (t == JoinType.INNER || t == JoinType.RIGHT)) toRight.add(c);
+      else if (t == JoinType.INNER) cond.add(c);
+      else stay.add(c);
+    }
+    if (j.condition() != null) {
+      for (Expr c : Exprs.conjuncts(j.condition())) {
+        if (c instanceof Expr.Literal lit && Boolean.TRUE.equals(lit.value())) continue;
+        Set<String> cols = Exprs.columns(c);
+        boolean l = !cols.isEmpty() && left.containsAll(cols);
+        boolean r = !cols.isEmpty() && right.containsAll(cols);
+        if (volatileCall(c)) cond.add(c);
+        else if (l && (t == JoinType.INNER || t == JoinType.SEMI || t == JoinType.RIGHT)) toLeft.add(c);
+        else if (r && (t == JoinType.INNER || t == JoinType.SEMI || t == JoinType.LEFT || t == JoinType.ANTI)) toRight.add(c);
+        else if (!cond.contains(c)) cond.add(c);
+      }
+    }
+    Expr condition = cond.isEmpty() ? (t == JoinType.INNER ? null : Expr.Literal.TRUE) : Exprs.and(cond);
+    return new LogicalPlan.Join(push(j.left(), toLeft), push(j.right(), toRight), t, condition);
+  }
+
+  static Set<String> names(LogicalPlan p) {
+    Set<String> s = new HashSet<>();
+    for (Field f : p.schema().getFields()) s.add(f.getName());
+    return s;
+  }
+
+  static Expr substitute(Expr e, Map<String, Expr> defs) {
+    return Exprs.transformUp(e, x -> x instanceof Expr.ColumnRef c && defs.containsKey(c.name()) ? defs.get(c.name()) : x);
+  }
+
+  static boolean volatileCall(Expr e) {
+    if (e instanceof Expr.Call c && c.volatility() == Expr.Volatility.VOLATILE) return true;
+    for (Expr c : e.children()) if (volatileCall(c)) return true;
+    return false;
+  }
+}

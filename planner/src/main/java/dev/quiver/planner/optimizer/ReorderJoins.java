@@ -1,0 +1,167 @@
+package dev.quiver.planner.optimizer;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.JoinType;
+import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * Orders the inputs of each tree of inner joins greedily by estimated size, so that hash joins build on
+ * small inputs and no cross product is formed where a join predicate exists: the largest input is probed,
+ * and the smallest input connected to what is joined so far by a predicate is added next (as the build
+ * side). Each predicate is placed at the first join where all its columns are available. An outer join
+ * whose preserved side is the smaller one is flipped (LEFT becomes RIGHT) so that it builds on it.
+ * Sizes are Parquet row counts, scaled down by a constant for each filter.
+ * <p>Legal because inner joins are commutative and associative given that every predicate is kept; a
+ * projection on top restores the original column order.
+ */
+public final class ReorderJoins implements Rule {
+  private static final double FILTER_SELECTIVITY = 0.25;
+
+  @Override
+  public String name() {
+    return "ReorderJoins";
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
+    List<LogicalPlan> children = new ArrayList<>();
+    for (LogicalPlan c : plan.children()) children.add(apply(c, context));
+    if (!children.equals(plan.children())) plan = plan.withChildren(children);
+    if (!(plan instanceof LogicalPlan.Join j)) return plan;
+    if (j.type() == JoinType.INNER) return reorder(j);
+    if ((j.type() == JoinType.LEFT || j.type() == JoinType.RIGHT || j.type() == JoinType.FULL)
+        && estimate(j.right()) > 2 * estimate(j.left())) {
+      JoinType flipped = j.type() == JoinType.LEFT ? JoinType.RIGHT : j.type() == JoinType.RIGHT ? JoinType.LEFT : JoinType.FULL;
+      return restoreOrder(new LogicalPlan.Join(j.right(), j.left(), flipped, j.condition()), j);
+    }
+    return plan;
+  }
+
+  private LogicalPlan reorder(LogicalPlan.Join root) {
+    List<LogicalPlan> leaves = new ArrayList<>();
+    List<Expr> conjuncts = new ArrayList<>();
+    flatten(root, leaves, conjuncts);
+    if (leaves.size() < 2) return root;
+    List<Set<String>> cols = new ArrayList<>();
+    List<Double> size = new ArrayList<>();
+    for (LogicalPlan l : leaves) {
+      cols.add(PushDownFilters.names(l));
+      size.add(estimate(l));
+    }
+    boolean[] used = new boolean[leaves.size()];
+    boolean[] placed = new boolean[conjuncts.size()];
+    int first = 0;
+    for (int i = 1; i < leaves.size(); i++) if (size.get(i) > size.get(first)) first = i;
+    used[first] = true;
+    Set<String> have = new HashSet<>(cols.get(first));
+    LogicalPlan acc = leaves.get(first);
+    for (int step = 1; step < leaves.size(); step++) {
+      int best = -1;
+      boolean bestConnected = false;
+      for (int i = 0; i < leaves.size(); i++) {
+        if (used[i]) continue;
+        boolean connected = false;
+        for (int c = 0; c < conjuncts.size() && !connected; c++) {
+          if (placed[c]) continue;
+          Set<String> cc = Exprs.columns(conjuncts.get(c));
+          if (intersects(cc, cols.get(i)) && intersects(cc, have) && covered(cc, have, cols.get(i))) connected = true;
+        }
+        if (best < 0 || (connected && !bestConnected) || (connected == bestConnected && size.get(i) < size.get(best))) {
+          best = i;
+          bestConnected = connected;
+        }
+      }
+      used[best] = true;
+      have.addAll(cols.get(best));
+      List<Expr> cond = new ArrayList<>();
+      for (int c = 0; c < conjuncts.size(); c++) {
+        if (!placed[c] && have.containsAll(Exprs.columns(conjuncts.get(c)))) {
+          cond.add(conjuncts.get(c));
+          placed[c] = true;
+        }
+      }
+      acc = new LogicalPlan.Join(acc, leaves.get(best), JoinType.INNER, cond.isEmpty() ? null : Exprs.and(cond));
+    }
+    List<Expr> rest = new ArrayList<>();
+    for (int c = 0; c < conjuncts.size(); c++) if (!placed[c]) rest.add(conjuncts.get(c));
+    if (!rest.isEmpty()) acc = new LogicalPlan.Filter(acc, Exprs.and(rest));
+    if (acc.equals(root)) return root;
+    return restoreOrder(acc, root);
+  }
+
+  private static boolean covered(Set<String> cc, Set<String> a, Set<String> b) {
+    for (String c : cc) if (!a.contains(c) && !b.contains(c)) return false;
+    return true;
+  }
+
+  private static boolean intersects(Set<String> a, Set<String> b) {
+    for (String x : a) if (b.contains(x)) return true;
+    return false;
+  }
+
+  /** {@code plan} with the columns of {@code original} in their original order. */
+  private static LogicalPlan restoreOrder(LogicalPlan plan, LogicalPlan original) {
+    List<Field> want = original.schema().getFields();
+    List<Field> have = plan.schema().getFields();
+    boolean same = want.size() == have.size();
+    for (int i = 0; same && i < want.size(); i++) same = want.get(i).getName().equals(have.get(i).getName());
+    if (same) return plan;
+    List<NamedExpr> out = new ArrayList<>();
+    for (Field f : want) {
+      Field h = have.stream().filter(x -> x.getName().equals(f.getName())).findFirst().orElseThrow();
+      out.add(new NamedExpr(new Expr.ColumnRef(h.getName(), h.getType(), h.isNullable()), f.getName()));
+    }
+    return new LogicalPlan.Project(plan, out);
+  }
+
+  private static void flatten(LogicalPlan p, List<LogicalPlan> leaves, List<Expr> conjuncts) {
+    if (p instanceof LogicalPlan.Join j && j.type() == JoinType.INNER) {
+      flatten(j.left(), leaves, conjuncts);
+      flatten(j.right(), leaves, conjuncts);
+      if (j.condition() != null) {
+        for (Expr c : Exprs.conjuncts(j.condition())) {
+          if (!(c instanceof Expr.Literal l && Boolean.TRUE.equals(l.value()))) conjuncts.add(c);
+        }
+      }
+    } else if (p instanceof LogicalPlan.Project pr && pr.input() instanceof LogicalPlan.Join j && j.type() == JoinType.INNER
+        && isRename(pr)) {
+      // a projection that only restores column order (from an earlier pass): look through it
+      flatten(j, leaves, conjuncts);
+    } else {
+      leaves.add(p);
+    }
+  }
+
+  private static boolean isRename(LogicalPlan.Project p) {
+    Set<String> in = PushDownFilters.names(p.input());
+    if (p.exprs().size() != in.size()) return false;
+    for (NamedExpr n : p.exprs()) {
+      if (!(n.expr() instanceof Expr.ColumnRef c) || !c.name().equals(n.name())) return false;
+    }
+    return true;
+  }
+
+  /** Estimated output rows. */
+  static double estimate(LogicalPlan p) {
+    if (p instanceof LogicalPlan.TableScan s) return Math.max(1, s.table().rowCount());
+    if (p instanceof LogicalPlan.Filter f) return estimate(f.input()) * FILTER_SELECTIVITY;
+    if (p instanceof LogicalPlan.Aggregate a) return a.groups().isEmpty() ? 1 : estimate(a.input()) * 0.5;
+    if (p instanceof LogicalPlan.Limit l) return Math.min(l.limit(), estimate(l.input()));
+    if (p instanceof LogicalPlan.Sort s && s.fetch() >= 0) return Math.min(s.fetch(), estimate(s.input()));
+    if (p instanceof LogicalPlan.EnforceSingleRow || p instanceof LogicalPlan.OneRow) return 1;
+    if (p instanceof LogicalPlan.Empty) return 0;
+    if (p instanceof LogicalPlan.Union u) return u.inputs().stream().mapToDouble(ReorderJoins::estimate).sum();
+    if (p instanceof LogicalPlan.Join j) {
+      if (j.type().leftOnly()) return estimate(j.left()) * (j.type() == JoinType.SEMI ? 0.5 : 0.5);
+      return Math.max(estimate(j.left()), estimate(j.right()));
+    }
+    return p.children().isEmpty() ? 1 : estimate(p.children().get(0));
+  }
+}
