@@ -139,10 +139,37 @@ public final class Catalog {
       fields.add(new Field(p, FieldType.nullable(type), null));
     }
     long rows = 0;
+    Map<String, long[]> ranges = new LinkedHashMap<>();
+    java.util.Set<String> unknown = new java.util.HashSet<>();
     for (DataFile f : files) {
-      for (BlockMetaData b : footers.footer(f).getBlocks()) rows += b.getRowCount();
+      for (BlockMetaData b : footers.footer(f).getBlocks()) {
+        rows += b.getRowCount();
+        for (org.apache.parquet.hadoop.metadata.ColumnChunkMetaData c : b.getColumns()) {
+          if (c.getPath().size() != 1) continue;
+          String col = c.getPath().toArray()[0];
+          var t = c.getPrimitiveType().getPrimitiveTypeName();
+          if (t != org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32
+              && t != org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64) continue;
+          var st = c.getStatistics();
+          if (st == null || st.isEmpty() || !st.hasNonNullValue()) {
+            if (b.getRowCount() > 0 && (st == null || st.getNumNulls() != b.getRowCount())) unknown.add(col);
+            continue;
+          }
+          long min = ((Number) st.genericGetMin()).longValue();
+          long max = ((Number) st.genericGetMax()).longValue();
+          long[] r = ranges.computeIfAbsent(col, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+          r[0] = Math.min(r[0], min);
+          r[1] = Math.max(r[1], max);
+        }
+      }
     }
-    ParquetTable table = new ParquetTable(name, files, new Schema(fields), partitionColumns, unsupported, rows);
+    Map<String, Long> bounds = new LinkedHashMap<>();
+    for (var e : ranges.entrySet()) {
+      if (unknown.contains(e.getKey())) continue;
+      long span = e.getValue()[1] - e.getValue()[0];
+      bounds.put(e.getKey(), span < 0 || span >= rows ? Math.max(1, rows) : span + 1);
+    }
+    ParquetTable table = new ParquetTable(name, files, new Schema(fields), partitionColumns, unsupported, rows, bounds);
     tables.put(name.toLowerCase(Locale.ROOT), table);
   }
 }

@@ -62,22 +62,32 @@ public final class ReorderJoins implements Rule {
     used[first] = true;
     Set<String> have = new HashSet<>(cols.get(first));
     LogicalPlan acc = leaves.get(first);
+    double accRows = size.get(first);
     for (int step = 1; step < leaves.size(); step++) {
       int best = -1;
+      double bestOut = 0;
       boolean bestConnected = false;
       for (int i = 0; i < leaves.size(); i++) {
         if (used[i]) continue;
         boolean connected = false;
-        for (int c = 0; c < conjuncts.size() && !connected; c++) {
+        double out = accRows * size.get(i);
+        for (int c = 0; c < conjuncts.size(); c++) {
           if (placed[c]) continue;
           Set<String> cc = Exprs.columns(conjuncts.get(c));
-          if (intersects(cc, cols.get(i)) && intersects(cc, have) && covered(cc, have, cols.get(i))) connected = true;
+          if (intersects(cc, cols.get(i)) && intersects(cc, have) && covered(cc, have, cols.get(i))) {
+            connected = true;
+            out = Math.min(out, joinRows(conjuncts.get(c), accRows, size.get(i), acc, leaves.get(i)));
+          }
         }
-        if (best < 0 || (connected && !bestConnected) || (connected == bestConnected && size.get(i) < size.get(best))) {
+        boolean better = best < 0 || (connected && !bestConnected)
+            || (connected == bestConnected && (out < bestOut || (out == bestOut && size.get(i) < size.get(best))));
+        if (better) {
           best = i;
+          bestOut = out;
           bestConnected = connected;
         }
       }
+      accRows = Math.max(1, bestOut);
       used[best] = true;
       have.addAll(cols.get(best));
       List<Expr> cond = new ArrayList<>();
@@ -94,6 +104,55 @@ public final class ReorderJoins implements Rule {
     if (!rest.isEmpty()) acc = new LogicalPlan.Filter(acc, Exprs.and(rest));
     if (acc.equals(root)) return root;
     return restoreOrder(acc, root);
+  }
+
+  /**
+   * Estimated rows of joining {@code accRows} rows of {@code acc} with {@code rows} rows of {@code leaf}
+   * on {@code conjunct}: for an equality of two columns, |acc| x |leaf| / max(distinct values of either
+   * side), else the product.
+   */
+  private static double joinRows(Expr conjunct, double accRows, double rows, LogicalPlan acc, LogicalPlan leaf) {
+    if (!(conjunct instanceof Expr.Comparison c) || c.op() != Expr.CmpOp.EQ
+        || !(strip(c.left()) instanceof Expr.ColumnRef l) || !(strip(c.right()) instanceof Expr.ColumnRef r)) {
+      return accRows * rows;
+    }
+    double ndv = Math.max(distinct(acc, l.name(), accRows), distinct(acc, r.name(), accRows));
+    ndv = Math.max(ndv, Math.max(distinct(leaf, l.name(), rows), distinct(leaf, r.name(), rows)));
+    return accRows * rows / Math.max(1, ndv);
+  }
+
+  private static Expr strip(Expr e) {
+    return e instanceof Expr.Cast c ? strip(c.input()) : e;
+  }
+
+  /** A bound of the distinct values of column {@code name} in {@code p} (0 when it is not there). */
+  private static double distinct(LogicalPlan p, String name, double rows) {
+    if (!PushDownFilters.names(p).contains(name)) return 0;
+    long bound = sourceBound(p, name);
+    return bound < 0 ? rows : Math.min(bound, Math.max(rows, 1));
+  }
+
+  private static long sourceBound(LogicalPlan p, String name) {
+    if (p instanceof LogicalPlan.TableScan s) {
+      String col = s.columnOf(name);
+      return col == null ? -1 : s.table().distinctBound(col);
+    }
+    if (p instanceof LogicalPlan.Project pr) {
+      for (NamedExpr n : pr.exprs()) {
+        if (n.name().equals(name)) return n.expr() instanceof Expr.ColumnRef c ? sourceBound(pr.input(), c.name()) : -1;
+      }
+      return -1;
+    }
+    if (p instanceof LogicalPlan.Aggregate a) {
+      for (NamedExpr n : a.groups()) {
+        if (n.name().equals(name)) return n.expr() instanceof Expr.ColumnRef c ? sourceBound(a.input(), c.name()) : -1;
+      }
+      return -1;
+    }
+    for (LogicalPlan c : p.children()) {
+      if (PushDownFilters.names(c).contains(name)) return sourceBound(c, name);
+    }
+    return -1;
   }
 
   private static boolean covered(Set<String> cc, Set<String> a, Set<String> b) {

@@ -886,7 +886,20 @@ public final class Analyzer {
     stack.push(e);
     while (!stack.isEmpty()) {
       Expression x = stack.pop();
-      if (x instanceof AndExpression a) {
+      if (x instanceof InExpression in && (in.getRightExpression() instanceof AndExpression
+          || in.getRightExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression)) {
+        // JSqlParser 5.3 parses "x IN (...) AND y" as "x IN ((...) AND y)": move the IN onto the leftmost operand
+        net.sf.jsqlparser.expression.BinaryExpression bin = (net.sf.jsqlparser.expression.BinaryExpression) in.getRightExpression();
+        Expression top = bin;
+        while (bin.getLeftExpression() instanceof AndExpression
+            || bin.getLeftExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression) {
+          bin = (net.sf.jsqlparser.expression.BinaryExpression) bin.getLeftExpression();
+        }
+        InExpression inner = new InExpression(in.getLeftExpression(), bin.getLeftExpression());
+        inner.setNot(in.isNot());
+        bin.setLeftExpression(inner);
+        stack.push(top);
+      } else if (x instanceof AndExpression a) {
         stack.push(a.getRightExpression());
         stack.push(a.getLeftExpression());
       } else if (x instanceof ParenthesedExpressionList<?> p && p.size() == 1 && p.get(0) instanceof AndExpression a) {

@@ -595,7 +595,7 @@ public final class ExprBinder {
     List<Expr> coerced = new ArrayList<>(args);
     switch (def.name()) {
       case "concat_op" -> coerced.replaceAll(a -> coerce(a, SqlTypes.VARCHAR));
-      case "regexp_like", "lower", "upper", "length", "trim" -> coerced.replaceAll(a -> coerce(a, SqlTypes.VARCHAR));
+      case "regexp_like", "lower", "upper", "length", "trim", "strpos" -> coerced.replaceAll(a -> coerce(a, SqlTypes.VARCHAR));
       case "substring", "round" -> {
         for (int i = 1; i < coerced.size(); i++) coerced.set(i, coerce(coerced.get(i), SqlTypes.BIGINT));
         if (def.name().equals("substring")) coerced.set(0, coerce(coerced.get(0), SqlTypes.VARCHAR));
@@ -662,6 +662,17 @@ public final class ExprBinder {
     if (agg == null) {
       List<Expr> args = new ArrayList<>();
       if (f.getParameters() != null) for (Expression x : f.getParameters()) args.add(bind(x));
+      if (f.getNamedParameters() != null) {
+        // SQL-standard keyword arguments: substring(s FROM i FOR n), position(x IN s)
+        List<String> kw = new ArrayList<>();
+        for (Object n : f.getNamedParameters().getNames()) kw.add(n == null ? "" : n.toString().toLowerCase(Locale.ROOT));
+        for (Object x : f.getNamedParameters().getExpressions()) args.add(bind((Expression) x));
+        if (name.equals("position") && kw.equals(List.of("", "in"))) return call("strpos", List.of(args.get(1), args.get(0)), f.toString());
+        boolean substringForm = (name.equals("substring") || name.equals("substr"))
+            && (kw.equals(List.of("", "from")) || kw.equals(List.of("", "from", "for")));
+        if (!substringForm) throw QuiverException.unsupported("the call " + f);
+      }
+      if (name.equals("position") && args.size() == 2) return call("strpos", List.of(args.get(1), args.get(0)), f.toString());
       String n = switch (name) {
         case "current_timestamp" -> "now";
         case "datepart" -> "date_part";
