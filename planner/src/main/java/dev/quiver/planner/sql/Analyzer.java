@@ -445,6 +445,15 @@ public final class Analyzer {
       }
       return derived(r, visible, alias, item);
     }
+    if (item instanceof Values v) {
+      Rel r = values(v);
+      List<String> visible = r.visible();
+      if (v.getAlias() != null && v.getAlias().getAliasColumns() != null && !v.getAlias().getAliasColumns().isEmpty()) {
+        visible = new ArrayList<>();
+        for (var c : v.getAlias().getAliasColumns()) visible.add(ExprBinder.unquote(c.name));
+      }
+      return derived(r, visible, alias, item);
+    }
     if (item instanceof ParenthesedFromItem pf) {
       From f = from(pf.getFromItem(), pf.getJoins(), outer);
       if (alias == null) return f;
