@@ -30,9 +30,10 @@ abstract class Accumulator {
     return 48;
   }
 
-  static Accumulator create(AggregateCall call) {
+  /** A new accumulator; {@code memory} is charged for what a DISTINCT aggregate remembers. */
+  static Accumulator create(AggregateCall call, MemoryReservation memory) {
     Accumulator a = base(call);
-    return call.distinct() ? new Distinct(a) : a;
+    return call.distinct() ? new Distinct(a, memory) : a;
   }
 
   private static Accumulator base(AggregateCall call) {
@@ -226,17 +227,19 @@ abstract class Accumulator {
   private static final class Distinct extends Accumulator {
     final Accumulator inner;
     final Set<Object> seen = new HashSet<>();
-    long bytes;
-    Distinct(Accumulator inner) { this.inner = inner; }
+    final MemoryReservation memory;
+    Distinct(Accumulator inner, MemoryReservation memory) {
+      this.inner = inner;
+      this.memory = memory;
+    }
     void add(ColumnValues v, int i) {
       if (v.isNull(i)) return;
       Object k = Keys.of(v, i);
       if (seen.add(k)) {
-        bytes += Keys.sizeOf(k) + 32;
+        memory.add(Keys.sizeOf(k) + 32);
         inner.add(v, i);
       }
     }
     Object result() { return inner.result(); }
-    @Override long size() { return 64 + bytes; }
   }
 }

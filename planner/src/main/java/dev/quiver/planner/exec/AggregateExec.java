@@ -72,7 +72,7 @@ public final class AggregateExec extends Operator {
     Accumulator[] accs = new Accumulator[plan.aggregates().size()];
     long size = 64;
     for (int a = 0; a < accs.length; a++) {
-      accs[a] = Accumulator.create(plan.aggregates().get(a));
+      accs[a] = Accumulator.create(plan.aggregates().get(a), memory);
       size += accs[a].size();
     }
     for (Object k : keyValues) size += 16 + (k instanceof String s ? 40 + s.length() : 16);

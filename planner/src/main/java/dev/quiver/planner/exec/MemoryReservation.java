@@ -14,20 +14,22 @@ final class MemoryReservation implements AutoCloseable {
   private static final long STEP = 1 << 20;
   private final AllocationReservation reservation;
   private final String owner;
+  private final long limit;
   private long used;
   private long reserved;
 
   MemoryReservation(BufferAllocator allocator, String owner) {
     this.reservation = allocator.newReservation();
     this.owner = owner;
+    this.limit = allocator.getLimit();
   }
 
   void add(long bytes) {
     used += bytes;
     while (used > reserved) {
       if (!reservation.add(STEP)) {
-        throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " needs more memory than the query's limit ("
-            + (reserved >> 20) + " MiB of working memory already reserved)");
+        throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " needs more memory than the query's limit of "
+            + (limit >> 20) + " MiB (--query-memory); " + (reserved >> 20) + " MiB of working memory were already reserved");
       }
       reserved += STEP;
     }

@@ -1,0 +1,64 @@
+package dev.quiver.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quiver.sample.SampleData;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Queries whose hash tables or sorts need more than the per-query memory limit fail with
+ * RESOURCE_EXHAUSTED naming the limit, release everything (the server's allocator check on close fails
+ * on a leak), and the server keeps answering.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MemoryLimitTest {
+  static final long LIMIT = 16L << 20;
+  TestServer server;
+  Connection jdbc;
+
+  @BeforeAll
+  void start() throws Exception {
+    server = TestServer.start(SampleData.ensure(), LIMIT);
+    jdbc = server.jdbc();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    jdbc.close();
+    server.close();
+  }
+
+  static String status(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String s = t.toString();
+      if (t.getClass().getName().endsWith("FlightRuntimeException")) return s.substring(s.indexOf(": ") + 2);
+    }
+    return String.valueOf(e);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      // a hash aggregation with ~600k groups
+      "SELECT l_comment, count(*) FROM lineitem GROUP BY l_comment",
+      // a sort that must retain every row
+      "SELECT l_comment, l_orderkey FROM lineitem ORDER BY l_comment",
+      // a hash join building on all of lineitem
+      "SELECT count(*) FROM orders RIGHT JOIN lineitem ON o_orderkey = l_orderkey AND l_comment <> o_comment",
+      // count(DISTINCT) keeps every distinct value
+      "SELECT count(DISTINCT l_comment) FROM lineitem"})
+  void overTheLimitFailsCleanlyAndTheServerKeepsServing(String sql) throws Exception {
+    assertThatThrownBy(() -> TestServer.rows(jdbc, sql))
+        .isInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(status((SQLException) e)).startsWith("RESOURCE_EXHAUSTED: "));
+    assertThat(TestServer.scalarLong(jdbc, "SELECT count(*) FROM nation n JOIN region r ON n.n_regionkey = r.r_regionkey"))
+        .isEqualTo(25);
+    assertThat(TestServer.rows(jdbc, "SELECT o_orderpriority, count(*) FROM orders GROUP BY o_orderpriority")).hasSize(5);
+  }
+}
