@@ -24,7 +24,8 @@ import org.apache.arrow.vector.types.pojo.Field;
  * after: {@code INNER Join(l_orderkey = o_orderkey) -> [lineitem, Filter(o_orderdate < d) -> orders]}.
  * <p>Legal because a conjunct is only moved below an operator that neither creates nor changes the
  * values it reads and, for outer joins, never below the side whose missing rows are NULL-padded.
- * Conjuncts with volatile calls are not moved.
+ * Conjuncts with volatile calls are not moved. Predicates implied through equi-join keys are copied to
+ * the other side (see {@link #implied}).
  */
 public final class PushDownFilters implements Rule {
   @Override
@@ -128,8 +129,40 @@ public final class PushDownFilters implements Rule {
         else if (!cond.contains(c)) cond.add(c);
       }
     }
+    implied(cond, left, right, t, toLeft, toRight);
     Expr condition = cond.isEmpty() ? (t == JoinType.INNER ? null : Expr.Literal.TRUE) : Exprs.and(cond);
     return new LogicalPlan.Join(push(j.left(), toLeft), push(j.right(), toRight), t, condition);
+  }
+
+  /**
+   * Predicates implied through join keys: with {@code l = r} in the condition, a pushable predicate on
+   * {@code l} (a comparison of the bare column with literals) also holds for the matching {@code r}, so a
+   * copy filters the other side. Towards the right side for INNER, LEFT, SEMI and ANTI joins (right
+   * rows failing it can never match a surviving left row); towards the left for INNER and SEMI.
+   */
+  private static void implied(List<Expr> cond, Set<String> left, Set<String> right, JoinType t, List<Expr> toLeft,
+      List<Expr> toRight) {
+    boolean rightward = t == JoinType.INNER || t == JoinType.LEFT || t == JoinType.SEMI || t == JoinType.ANTI;
+    boolean leftward = t == JoinType.INNER || t == JoinType.SEMI;
+    if (!rightward && !leftward) return;
+    for (Expr c : cond) {
+      if (!(c instanceof Expr.Comparison cmp) || cmp.op() != Expr.CmpOp.EQ
+          || !(cmp.left() instanceof Expr.ColumnRef a) || !(cmp.right() instanceof Expr.ColumnRef b)
+          || !a.type().equals(b.type())) continue;
+      Expr.ColumnRef l = left.contains(a.name()) && right.contains(b.name()) ? a : right.contains(a.name()) && left.contains(b.name()) ? b : null;
+      if (l == null) continue;
+      Expr.ColumnRef r = l == a ? b : a;
+      if (rightward) copyAcross(toLeft, l, r, toRight);
+      if (leftward) copyAcross(toRight, r, l, toLeft);
+    }
+  }
+
+  private static void copyAcross(List<Expr> from, Expr.ColumnRef col, Expr.ColumnRef other, List<Expr> to) {
+    for (Expr p : List.copyOf(from)) {
+      if (!Exprs.columns(p).equals(Set.of(col.name())) || ScanPredicates.translate(p) == null) continue;
+      Expr copy = substitute(p, Map.of(col.name(), other));
+      if (!to.contains(copy)) to.add(copy);
+    }
   }
 
   static Set<String> names(LogicalPlan p) {
