@@ -104,7 +104,7 @@ public final class PushDownFilters implements Rule {
   private LogicalPlan pushIntoJoin(LogicalPlan.Join j, List<Expr> above, List<Expr> stay) {
     Set<String> left = names(j.left());
     Set<String> right = names(j.right());
-    JoinType t = j.type();
+    JoinType t = outerToInner(j.type(), above, left, right);
     List<Expr> toLeft = new ArrayList<>();
     List<Expr> toRight = new ArrayList<>();
     List<Expr> cond = new ArrayList<>();
@@ -132,6 +132,53 @@ public final class PushDownFilters implements Rule {
     implied(cond, left, right, t, toLeft, toRight);
     Expr condition = cond.isEmpty() ? (t == JoinType.INNER ? null : Expr.Literal.TRUE) : Exprs.and(cond);
     return new LogicalPlan.Join(push(j.left(), toLeft), push(j.right(), toRight), t, condition);
+  }
+
+  /**
+   * An outer join under a filter that rejects the NULL-padded rows of a side no longer needs to pad
+   * that side: {@code LEFT} becomes {@code INNER} when a conjunct over right columns cannot be TRUE for
+   * NULLs (likewise RIGHT; FULL becomes LEFT or RIGHT).
+   */
+  private static JoinType outerToInner(JoinType t, List<Expr> above, Set<String> left, Set<String> right) {
+    boolean rejectsRightNulls = false;
+    boolean rejectsLeftNulls = false;
+    for (Expr c : above) {
+      Set<String> cols = Exprs.columns(c);
+      if (!cols.isEmpty() && right.containsAll(cols) && rejectsNulls(c, cols)) rejectsRightNulls = true;
+      if (!cols.isEmpty() && left.containsAll(cols) && rejectsNulls(c, cols)) rejectsLeftNulls = true;
+    }
+    return switch (t) {
+      case LEFT -> rejectsRightNulls ? JoinType.INNER : t;
+      case RIGHT -> rejectsLeftNulls ? JoinType.INNER : t;
+      case FULL -> rejectsRightNulls && rejectsLeftNulls ? JoinType.INNER
+          : rejectsRightNulls ? JoinType.RIGHT : rejectsLeftNulls ? JoinType.LEFT : t;
+      default -> t;
+    };
+  }
+
+  /** Whether predicate {@code e} is never TRUE when every column in {@code cols} is NULL. */
+  static boolean rejectsNulls(Expr e, Set<String> cols) {
+    if (e instanceof Expr.And a) return rejectsNulls(a.left(), cols) || rejectsNulls(a.right(), cols);
+    if (e instanceof Expr.Or o) return rejectsNulls(o.left(), cols) && rejectsNulls(o.right(), cols);
+    if (e instanceof Expr.IsNull n) return n.negated() && nullOnNulls(n.input(), cols);
+    return nullOnNulls(e, cols);
+  }
+
+  /** Whether {@code e} is NULL when every column in {@code cols} is NULL (strict operators only). */
+  private static boolean nullOnNulls(Expr e, Set<String> cols) {
+    if (e instanceof Expr.ColumnRef c) return cols.contains(c.name());
+    if (e instanceof Expr.Literal l) return l.isNull();
+    if (e instanceof Expr.InList in) return nullOnNulls(in.value(), cols);
+    if (e instanceof Expr.Cast c) return !c.safe() && nullOnNulls(c.input(), cols);
+    if (e instanceof Expr.Call call) {
+      var def = dev.quiver.planner.kernel.Functions.lookup(call.name());
+      if (def == null || !def.strict()) return false;
+    } else if (!(e instanceof Expr.Comparison || e instanceof Expr.Arithmetic || e instanceof Expr.Negate
+        || e instanceof Expr.Like || e instanceof Expr.Not)) {
+      return false;
+    }
+    for (Expr c : e.children()) if (nullOnNulls(c, cols)) return true;
+    return false;
   }
 
   /**
