@@ -476,6 +476,8 @@ public final class Kernels {
     int n = batch.getRowCount();
     FieldVector out = Vectors.create("", type, alloc, n);
     boolean[] decided = new boolean[n];
+    // branches decide rows out of order; variable-width vectors must be written in row order
+    Object[] values = new Object[n];
     try {
       for (int w = 0; w <= conditions.size(); w++) {
         int[] rows = new int[n];
@@ -495,12 +497,13 @@ public final class Kernels {
           VectorSchemaRoot src = sub == null ? batch : sub;
           try (ColumnValues r = (w < conditions.size() ? results.get(w) : otherwise).eval(src, alloc)) {
             for (int k = 0; k < count; k++) {
-              Vectors.set(out, rows[k], r.getObject(k));
+              values[rows[k]] = r.getObject(k);
               decided[rows[k]] = true;
             }
           }
         }
       }
+      for (int i = 0; i < n; i++) Vectors.set(out, i, values[i]);
     } catch (RuntimeException e) {
       out.close();
       throw e;

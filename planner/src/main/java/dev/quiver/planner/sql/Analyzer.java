@@ -402,9 +402,19 @@ public final class Analyzer {
         throw new QuiverException(ErrorCode.INVALID_QUERY, type + " JOIN needs an ON or USING condition" + at("JOIN"));
       }
       Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
-      acc = new From(new LogicalPlan.Join(acc.plan(), right.plan(), type, cond), entries);
+      // above an outer join, the padded side's columns can be NULL whatever the table says
+      List<Scope.Entry> after = new ArrayList<>();
+      for (Scope.Entry e : acc.entries()) after.add(type == JoinType.RIGHT || type == JoinType.FULL ? nullable(e) : e);
+      for (Scope.Entry e : right.entries()) after.add(type == JoinType.LEFT || type == JoinType.FULL ? nullable(e) : e);
+      acc = new From(new LogicalPlan.Join(acc.plan(), right.plan(), type, cond), after);
     }
     return acc;
+  }
+
+  private static Scope.Entry nullable(Scope.Entry e) {
+    List<Scope.Column> cols = new ArrayList<>();
+    for (Scope.Column c : e.columns()) cols.add(new Scope.Column(c.name(), c.internal(), c.type(), true));
+    return new Scope.Entry(e.qualifier(), e.table(), cols, e.unsupported());
   }
 
   private From fromItem(FromItem item, Scope outer) {
