@@ -7,14 +7,15 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Charges an operator's heap structures (hash tables, sort indexes) to the query's allocator without
- * allocating Arrow memory, so that the query's memory limit covers them too. Grows in 1 MiB steps; a
+ * allocating Arrow memory, so that the query's memory limit covers them too. Grows in steps of 1/64 of the limit (1 KiB to 1 MiB); a
  * step over the limit fails the query with RESOURCE_EXHAUSTED.
  */
 final class MemoryReservation implements AutoCloseable {
-  private static final long STEP = 1 << 20;
   private final AllocationReservation reservation;
   private final String owner;
   private final long limit;
+  /** Reserved at a time: 1/64 of the limit, between 1 KiB and 1 MiB. */
+  private final long step;
   private long used;
   private long reserved;
 
@@ -22,16 +23,17 @@ final class MemoryReservation implements AutoCloseable {
     this.reservation = allocator.newReservation();
     this.owner = owner;
     this.limit = allocator.getLimit();
+    this.step = Math.max(1 << 10, Math.min(1 << 20, limit / 64));
   }
 
   void add(long bytes) {
     used += bytes;
     while (used > reserved) {
-      if (!reservation.add(STEP)) {
+      if (!reservation.add(step)) {
         throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " needs more memory than the query's limit of "
             + (limit >> 20) + " MiB (--query-memory); " + (reserved >> 20) + " MiB of working memory were already reserved");
       }
-      reserved += STEP;
+      reserved += step;
     }
   }
 
