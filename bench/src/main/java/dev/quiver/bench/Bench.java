@@ -2,7 +2,7 @@ package dev.quiver.bench;
 
 import java.util.Arrays;
 
-/** {@code java -jar bench/target/quiver-bench.jar planning|pruning [options]}. */
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|tpch [options]}. */
 public final class Bench {
   private Bench() {}
 
@@ -12,9 +12,11 @@ public final class Bench {
     switch (what) {
       case "planning" -> PlanningBenchmark.main(rest);
       case "pruning" -> PruningBenchmark.main(rest);
+      case "tpch" -> TpchBenchmark.main(rest);
       default -> {
         System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar pruning [--sf 1] [--runs 5] [--out bench/results]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR] [--runs 5] [--out bench/results]");
         System.exit(2);
       }
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The 22 TPC-H queries (validation parameters, {@code src/test/resources/tpch/qNN.sql}) on the sample
+ * The 22 TPC-H queries (validation parameters, {@code tpch/qNN.sql} resources of sample-data) on the sample
  * data's eight TPC-H tables (SF 0.1), answered by a real Quiver server through the Flight SQL JDBC driver
  * and by DuckDB over the same Parquet files, compared with {@link ResultComparison}.
  *
