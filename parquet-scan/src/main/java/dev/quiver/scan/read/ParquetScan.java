@@ -14,10 +14,15 @@ import dev.quiver.scan.table.FooterCache;
 import dev.quiver.scan.table.ParquetTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.BigIntVector;
@@ -52,8 +57,24 @@ import org.apache.parquet.schema.Type;
  * Reads the projected columns of a table's Parquet files into Arrow batches, skipping the row groups
  * that {@link RowGroupPruner} proves cannot match the pushed predicate. Batches are owned by the caller.
  * A scan with no projected columns (e.g. {@code count(*)}) answers from row-group metadata alone.
+ *
+ * <p>Row groups are read in parallel: each is a task (prune, then read its surviving pages into
+ * batches) run on a pool shared by all queries and sized to the cores; up to {@code parallelism} tasks
+ * of one scan run ahead of the consumer. Batches come out in file and row-group order, so results do
+ * not depend on timing. Closing the scan stops its tasks and releases every batch not handed out.
  */
 public final class ParquetScan implements AutoCloseable {
+  /** The shared reader pool: one thread per core, daemon threads. */
+  private static final ExecutorService POOL = Executors.newFixedThreadPool(defaultParallelism(), r -> {
+    Thread t = new Thread(r, "quiver-scan");
+    t.setDaemon(true);
+    return t;
+  });
+
+  public static int defaultParallelism() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors());
+  }
+
   private final ParquetTable table;
   private final List<Field> fields;
   private final ScanPredicate predicate;
@@ -62,29 +83,31 @@ public final class ParquetScan implements AutoCloseable {
   private final FooterCache footers;
   private final int batchRows;
   private final boolean usePageIndex;
+  private final int parallelism;
 
-  private int fileIndex = -1;
-  private ParquetFileReader reader;
-  private MessageType requested;
-  private RowGroupPruner pruner;
-  private boolean fileNeverMatches;
-  private int blockIndex;
-  private DataFile file;
-  private ColumnReader[] columnReaders;
-  private ValueDecoder[] decoders;
-  private long rowsLeftInGroup;
+  /** The row groups still to read, in order. */
+  private ArrayDeque<RowGroupTask> todo;
+  private final ArrayDeque<Running> inFlight = new ArrayDeque<>();
+  private final ArrayDeque<VectorSchemaRoot> ready = new ArrayDeque<>();
+  private volatile boolean closed;
 
   public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
       BufferAllocator allocator, ScanMetrics metrics, int batchRows) {
     this(catalog, table, columns, predicate, allocator, metrics, batchRows, true);
   }
 
+  public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
+      BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex) {
+    this(catalog, table, columns, predicate, allocator, metrics, batchRows, usePageIndex, defaultParallelism());
+  }
+
   /**
    * A scan; with {@code usePageIndex} the column and offset indexes narrow each surviving row group to
    * the pages that might match, and only those pages are read (rows stay aligned across columns).
+   * {@code parallelism} row groups are read ahead concurrently (1: one at a time, on the pool).
    */
   public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
-      BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex) {
+      BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex, int parallelism) {
     this.usePageIndex = usePageIndex;
     this.table = table;
     this.fields = new ArrayList<>();
@@ -98,6 +121,7 @@ public final class ParquetScan implements AutoCloseable {
     this.metrics = metrics;
     this.footers = catalog.footers();
     this.batchRows = batchRows;
+    this.parallelism = Math.max(1, parallelism);
   }
 
   public Schema schema() {
@@ -106,176 +130,244 @@ public final class ParquetScan implements AutoCloseable {
 
   /** The next batch, or null when the scan is done. */
   public VectorSchemaRoot next() {
-    while (true) {
-      if (rowsLeftInGroup > 0) return readBatch();
-      if (!advanceRowGroup()) return null;
-    }
-  }
-
-  private boolean advanceRowGroup() {
-    while (true) {
-      if (reader != null) {
-        List<BlockMetaData> blocks = reader.getRowGroups();
-        while (blockIndex < blocks.size()) {
-          int i = blockIndex++;
-          BlockMetaData block = blocks.get(i);
-          metrics.rowGroup();
-          PruningLevel level = fileNeverMatches ? PruningLevel.PARTITION : pruner == null ? null : prune(block);
-          if (level != null) {
-            metrics.pruned(level);
-            continue;
-          }
-          startRowGroup(i, block);
-          if (rowsLeftInGroup > 0) return true;
-        }
-        closeReader();
+    if (todo == null) plan();
+    while (ready.isEmpty()) {
+      while (inFlight.size() < parallelism && !todo.isEmpty()) {
+        RowGroupTask t = todo.poll();
+        inFlight.add(new Running(t, POOL.submit(t::run)));
       }
-      if (++fileIndex >= table.files().size()) return false;
-      openFile(table.files().get(fileIndex));
-    }
-  }
-
-  private PruningLevel prune(BlockMetaData block) {
-    try {
-      return pruner.prune(reader, block);
-    } catch (RuntimeException e) {
-      throw corrupt("cannot evaluate row group statistics", e);
-    }
-  }
-
-  private void openFile(DataFile f) {
-    file = f;
-    metrics.file();
-    ParquetMetadata footer = footers.footer(f);
-    MessageType fileSchema = footer.getFileMetaData().getSchema();
-    List<Type> present = new ArrayList<>();
-    for (Field field : fields) {
-      if (!table.isPartitionColumn(field.getName()) && fileSchema.containsField(field.getName())) {
-        present.add(fileSchema.getType(field.getName()));
+      if (inFlight.isEmpty()) return null;
+      Future<List<VectorSchemaRoot>> f = inFlight.peek().future();
+      try {
+        List<VectorSchemaRoot> batches = f.get();
+        inFlight.poll();
+        ready.addAll(batches);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new QuiverException(ErrorCode.CANCELLED, "the scan of " + table.name() + " was interrupted");
+      } catch (ExecutionException e) {
+        inFlight.poll();
+        Throwable c = e.getCause();
+        if (c instanceof QuiverException q) throw q;
+        if (c instanceof RuntimeException r) throw r;
+        if (c instanceof Error err) throw err;
+        throw new QuiverException(ErrorCode.INTERNAL, "scan failed: " + c, c);
       }
     }
-    requested = new MessageType(fileSchema.getName(), present);
-    ParquetFilterConverter.Result r = ParquetFilterConverter.convert(predicate, fileSchema, f,
-        new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
-    fileNeverMatches = r instanceof ParquetFilterConverter.Never;
-    pruner = r instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
-    blockIndex = 0;
-    try {
-      ParquetReadOptions options = HadoopReadOptions.builder(FileSystems.conf()).build();
-      HadoopInputFile in = HadoopInputFile.fromPath(f.path(), FileSystems.conf());
-      reader = new ParquetFileReader(in, footer, options, in.newStream());
-      reader.setRequestedSchema(requested);
-    } catch (IOException | RuntimeException e) {
-      throw corrupt("cannot open", e);
-    }
-  }
-
-  private void startRowGroup(int index, BlockMetaData block) {
-    Set<String> requestedNames = new HashSet<>();
-    for (Type t : requested.getFields()) requestedNames.add(t.getName());
-    columnReaders = new ColumnReader[fields.size()];
-    RowRanges ranges = pageRanges(index, block, requestedNames);
-    long bytes = 0;
-    for (ColumnChunkMetaData c : block.getColumns()) {
-      if (requestedNames.contains(c.getPath().toDotString())) bytes += ranges == null ? c.getTotalSize() : bytesRead(c, ranges, block);
-    }
-    long rows = ranges == null ? block.getRowCount() : ranges.rowCount();
-    metrics.scanned(rows, bytes);
-    rowsLeftInGroup = rows;
-    if (requested.getFieldCount() == 0 || rows == 0) return;
-    try {
-      // a filtered read returns only the overlapping pages; parquet-java's column readers then skip
-      // to the selected row indexes, so all columns stay row-aligned
-      PageReadStore pages = ranges == null ? reader.readRowGroup(index) : reader.readFilteredRowGroup(index, ranges);
-      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
-          reader.getFooter().getFileMetaData().getCreatedBy());
-      for (int c = 0; c < fields.size(); c++) {
-        String name = fields.get(c).getName();
-        if (requestedNames.contains(name)) {
-          ColumnDescriptor d = requested.getColumnDescription(new String[] {name});
-          columnReaders[c] = store.getColumnReader(d);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      throw corrupt("cannot read row group " + index, e);
-    }
+    return ready.poll();
   }
 
   /**
-   * The rows of row group {@code index} the page index says might match, or null to read it whole
-   * (no predicate, no page index, or no page excluded). Counts the excluded pages.
+   * Lists the row groups to read: every row group of every file, except files whose partition values
+   * (or a column missing from the file) rule them out, which are counted as pruned at once.
    */
-  private RowRanges pageRanges(int index, BlockMetaData block, Set<String> requestedNames) {
-    if (!usePageIndex || pruner == null || requested.getFieldCount() == 0) return null;
-    Set<ColumnPath> paths = new HashSet<>();
-    for (String n : requestedNames) paths.add(ColumnPath.get(n));
-    if (!paths.containsAll(pruner.predicateColumns())) return null; // unrequested columns would read as all-NULL
-    try {
-      RowRanges rr = ColumnIndexFilter.calculateRowRanges(FilterCompat.get(pruner.predicate()),
-          reader.getColumnIndexStore(index), paths, block.getRowCount());
-      if (rr.rowCount() >= block.getRowCount()) return null;
-      for (ColumnChunkMetaData c : block.getColumns()) {
-        if (!requestedNames.contains(c.getPath().toDotString())) continue;
-        OffsetIndex oi = reader.readOffsetIndex(c);
-        if (oi == null) continue;
-        long skipped = 0;
-        for (int p = 0; p < oi.getPageCount(); p++) {
-          if (!rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) skipped++;
-        }
-        metrics.pagesPruned(skipped);
+  private void plan() {
+    todo = new ArrayDeque<>();
+    for (DataFile f : table.files()) {
+      metrics.file();
+      ParquetMetadata footer;
+      try {
+        footer = footers.footer(f);
+      } catch (RuntimeException e) {
+        throw corrupt(f, "cannot read the footer of", e);
       }
-      return rr;
-    } catch (IOException | RuntimeException e) {
-      return null; // a broken page index only costs pruning, never rows
-    }
-  }
-
-  /** Compressed bytes of the pages of {@code c} that overlap {@code rr} (the whole chunk if unknown). */
-  private long bytesRead(ColumnChunkMetaData c, RowRanges rr, BlockMetaData block) {
-    try {
-      OffsetIndex oi = reader.readOffsetIndex(c);
-      if (oi == null) return c.getTotalSize();
-      long bytes = 0;
-      for (int p = 0; p < oi.getPageCount(); p++) {
-        if (rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) {
-          bytes += oi.getCompressedPageSize(p);
+      MessageType fileSchema = footer.getFileMetaData().getSchema();
+      List<Type> present = new ArrayList<>();
+      for (Field field : fields) {
+        if (!table.isPartitionColumn(field.getName()) && fileSchema.containsField(field.getName())) {
+          present.add(fileSchema.getType(field.getName()));
         }
       }
-      return bytes;
-    } catch (IOException | RuntimeException e) {
-      return c.getTotalSize();
-    }
-  }
-
-  private VectorSchemaRoot readBatch() {
-    int n = (int) Math.min(batchRows, rowsLeftInGroup);
-    List<FieldVector> vectors = new ArrayList<>(fields.size());
-    try {
-      for (int c = 0; c < fields.size(); c++) {
-        Field field = fields.get(c);
-        FieldVector v = field.createVector(allocator);
-        vectors.add(v);
-        v.setInitialCapacity(n);
-        v.allocateNew();
-        if (table.isPartitionColumn(field.getName())) {
-          fillPartition(v, file.partitionValues().get(field.getName()), n);
-        } else if (columnReaders[c] == null) {
-          // column absent from this file: all NULL (vectors start out null)
+      MessageType requested = new MessageType(fileSchema.getName(), present);
+      ParquetFilterConverter.Result r = ParquetFilterConverter.convert(predicate, fileSchema, f,
+          new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
+      RowGroupPruner pruner = r instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
+      List<BlockMetaData> blocks = footer.getBlocks();
+      for (int i = 0; i < blocks.size(); i++) {
+        if (r instanceof ParquetFilterConverter.Never) {
+          metrics.rowGroup();
+          metrics.pruned(PruningLevel.PARTITION);
         } else {
-          decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
+          todo.add(new RowGroupTask(f, footer, requested, pruner, i));
         }
-        v.setValueCount(n);
       }
-    } catch (RuntimeException e) {
-      vectors.forEach(FieldVector::close);
-      throw corrupt("cannot decode", e);
     }
-    rowsLeftInGroup -= n;
-    VectorSchemaRoot root = new VectorSchemaRoot(fields, vectors, n);
-    return root;
   }
 
-  private void decode(ColumnReader r, ColumnDescriptor d, FieldVector v, int n) {
+  /** A submitted task and its future. */
+  private record Running(RowGroupTask task, Future<List<VectorSchemaRoot>> future) {}
+
+  /** One row group of one file: pruned, then read into batches, on a pool thread. */
+  private final class RowGroupTask {
+    /** Set by whichever comes first: the pool starting the task, or the scan closing before it ran. */
+    final java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
+    final DataFile file;
+    final ParquetMetadata footer;
+    final MessageType requested;
+    final RowGroupPruner pruner;
+    final int index;
+
+    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index) {
+      this.file = file;
+      this.footer = footer;
+      this.requested = requested;
+      this.pruner = pruner;
+      this.index = index;
+    }
+
+    List<VectorSchemaRoot> run() {
+      if (!claimed.compareAndSet(false, true)) return List.of(); // the scan was closed before this started
+      return read();
+    }
+
+    List<VectorSchemaRoot> read() {
+      List<VectorSchemaRoot> out = new ArrayList<>();
+      BlockMetaData block = footer.getBlocks().get(index);
+      metrics.rowGroup();
+      try (ParquetFileReader reader = open()) {
+        if (pruner != null) {
+          PruningLevel level;
+          try {
+            level = pruner.prune(reader, block);
+          } catch (RuntimeException e) {
+            throw corrupt(file, "cannot evaluate row group statistics of", e);
+          }
+          if (level != null) {
+            metrics.pruned(level);
+            return out;
+          }
+        }
+        Set<String> requestedNames = new HashSet<>();
+        for (Type t : requested.getFields()) requestedNames.add(t.getName());
+        RowRanges ranges = pageRanges(reader, block, requestedNames);
+        long bytes = 0;
+        for (ColumnChunkMetaData c : block.getColumns()) {
+          if (requestedNames.contains(c.getPath().toDotString())) {
+            bytes += ranges == null ? c.getTotalSize() : bytesRead(reader, c, ranges, block);
+          }
+        }
+        long rows = ranges == null ? block.getRowCount() : ranges.rowCount();
+        metrics.scanned(rows, bytes);
+        ColumnReader[] columnReaders = new ColumnReader[fields.size()];
+        if (requested.getFieldCount() > 0 && rows > 0) {
+          try {
+            // a filtered read returns only the overlapping pages; parquet-java's column readers then skip
+            // to the selected row indexes, so all columns stay row-aligned
+            PageReadStore pages = ranges == null ? reader.readRowGroup(index) : reader.readFilteredRowGroup(index, ranges);
+            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
+                footer.getFileMetaData().getCreatedBy());
+            for (int c = 0; c < fields.size(); c++) {
+              String name = fields.get(c).getName();
+              if (requestedNames.contains(name)) {
+                columnReaders[c] = store.getColumnReader(requested.getColumnDescription(new String[] {name}));
+              }
+            }
+          } catch (IOException | RuntimeException e) {
+            throw corrupt(file, "cannot read row group " + index + " of", e);
+          }
+        }
+        long left = rows;
+        while (left > 0) {
+          if (closed) break;
+          int n = (int) Math.min(batchRows, left);
+          out.add(readBatch(columnReaders, n));
+          left -= n;
+        }
+        return out;
+      } catch (RuntimeException | Error e) {
+        out.forEach(VectorSchemaRoot::close);
+        throw e;
+      } catch (IOException e) {
+        out.forEach(VectorSchemaRoot::close);
+        throw corrupt(file, "cannot close", e);
+      }
+    }
+
+    private ParquetFileReader open() {
+      try {
+        ParquetReadOptions options = HadoopReadOptions.builder(FileSystems.conf()).build();
+        HadoopInputFile in = HadoopInputFile.fromPath(file.path(), FileSystems.conf());
+        ParquetFileReader reader = new ParquetFileReader(in, footer, options, in.newStream());
+        reader.setRequestedSchema(requested);
+        return reader;
+      } catch (IOException | RuntimeException e) {
+        throw corrupt(file, "cannot open", e);
+      }
+    }
+
+    /**
+     * The rows of the row group the page index says might match, or null to read it whole (no
+     * predicate, no page index, or no page excluded). Counts the excluded pages.
+     */
+    private RowRanges pageRanges(ParquetFileReader reader, BlockMetaData block, Set<String> requestedNames) {
+      if (!usePageIndex || pruner == null || requested.getFieldCount() == 0) return null;
+      Set<ColumnPath> paths = new HashSet<>();
+      for (String n : requestedNames) paths.add(ColumnPath.get(n));
+      if (!paths.containsAll(pruner.predicateColumns())) return null; // unrequested columns would read as all-NULL
+      try {
+        RowRanges rr = ColumnIndexFilter.calculateRowRanges(FilterCompat.get(pruner.predicate()),
+            reader.getColumnIndexStore(index), paths, block.getRowCount());
+        if (rr.rowCount() >= block.getRowCount()) return null;
+        for (ColumnChunkMetaData c : block.getColumns()) {
+          if (!requestedNames.contains(c.getPath().toDotString())) continue;
+          OffsetIndex oi = reader.readOffsetIndex(c);
+          if (oi == null) continue;
+          long skipped = 0;
+          for (int p = 0; p < oi.getPageCount(); p++) {
+            if (!rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) skipped++;
+          }
+          metrics.pagesPruned(skipped);
+        }
+        return rr;
+      } catch (IOException | RuntimeException e) {
+        return null; // a broken page index only costs pruning, never rows
+      }
+    }
+
+    /** Compressed bytes of the pages of {@code c} that overlap {@code rr} (the whole chunk if unknown). */
+    private long bytesRead(ParquetFileReader reader, ColumnChunkMetaData c, RowRanges rr, BlockMetaData block) {
+      try {
+        OffsetIndex oi = reader.readOffsetIndex(c);
+        if (oi == null) return c.getTotalSize();
+        long bytes = 0;
+        for (int p = 0; p < oi.getPageCount(); p++) {
+          if (rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) {
+            bytes += oi.getCompressedPageSize(p);
+          }
+        }
+        return bytes;
+      } catch (IOException | RuntimeException e) {
+        return c.getTotalSize();
+      }
+    }
+
+    private VectorSchemaRoot readBatch(ColumnReader[] columnReaders, int n) {
+      List<FieldVector> vectors = new ArrayList<>(fields.size());
+      try {
+        for (int c = 0; c < fields.size(); c++) {
+          Field field = fields.get(c);
+          FieldVector v = field.createVector(allocator);
+          vectors.add(v);
+          v.setInitialCapacity(n);
+          v.allocateNew();
+          if (table.isPartitionColumn(field.getName())) {
+            fillPartition(v, file.partitionValues().get(field.getName()), n);
+          } else if (columnReaders[c] == null) {
+            // column absent from this file: all NULL (vectors start out null)
+          } else {
+            decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
+          }
+          v.setValueCount(n);
+        }
+      } catch (RuntimeException e) {
+        vectors.forEach(FieldVector::close);
+        throw corrupt(file, "cannot decode", e);
+      }
+      return new VectorSchemaRoot(fields, vectors, n);
+    }
+  }
+
+  private static void decode(ColumnReader r, ColumnDescriptor d, FieldVector v, int n) {
     ValueDecoder decoder = ValueDecoder.forColumn(d.getPrimitiveType(), v);
     int maxDef = d.getMaxDefinitionLevel();
     for (int i = 0; i < n; i++) {
@@ -299,7 +391,7 @@ public final class ParquetScan implements AutoCloseable {
     }
   }
 
-  private QuiverException corrupt(String what, Exception e) {
+  private QuiverException corrupt(DataFile file, String what, Exception e) {
     if (e instanceof QuiverException q) return q;
     if (e instanceof OutOfMemoryException) {
       return new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "query exceeded its memory limit while reading "
@@ -309,20 +401,26 @@ public final class ParquetScan implements AutoCloseable {
         what + " Parquet file " + (file == null ? "?" : file.path()) + ": " + e, e);
   }
 
-  private void closeReader() {
-    if (reader != null) {
-      try {
-        reader.close();
-      } catch (IOException ignored) {
-        // closing a read-only stream; nothing to recover
-      }
-      reader = null;
-    }
-  }
-
+  /**
+   * Stops the scan: tasks not started yet never run; running ones stop at their next batch and are
+   * waited for; every batch not handed out is released.
+   */
   @Override
   public void close() {
-    closeReader();
+    closed = true;
+    for (Running r : inFlight) {
+      if (r.task().claimed.compareAndSet(false, true)) continue; // never started: holds nothing
+      try {
+        r.future().get().forEach(VectorSchemaRoot::close);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException ignored) {
+        // the task failed: it released its own batches
+      }
+    }
+    inFlight.clear();
+    ready.forEach(VectorSchemaRoot::close);
+    ready.clear();
   }
 
   /** parquet-java walks a converter tree to build column readers; Quiver reads values itself. */

@@ -6,9 +6,17 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
-/** The Hadoop configuration Quiver reaches files through: local paths, {@code hdfs://}, {@code s3a://}. */
+/**
+ * The Hadoop configuration Quiver reaches files through: local paths, {@code hdfs://}, {@code s3a://}.
+ * Pages that carry a CRC (parquet-java writes one by default) are verified, so a damaged page fails
+ * its query instead of answering wrong values; a site configuration can turn that off.
+ */
 public final class FileSystems {
   private static final Configuration CONF = new Configuration();
+
+  static {
+    CONF.setBooleanIfUnset("parquet.page.verify-checksum.enabled", true);
+  }
 
   private FileSystems() {}
 
