@@ -71,8 +71,9 @@ public final class ParquetScan implements AutoCloseable {
     return t;
   });
 
+  /** Row groups read concurrently per scan: {@code -Dquiver.scan.threads}, else the number of cores. */
   public static int defaultParallelism() {
-    return Math.max(1, Runtime.getRuntime().availableProcessors());
+    return Math.max(1, Integer.getInteger("quiver.scan.threads", Runtime.getRuntime().availableProcessors()));
   }
 
   private final ParquetTable table;
