@@ -13,6 +13,7 @@ public final class ScanMetrics {
   private final AtomicLong rowsScanned = new AtomicLong();
   private final AtomicLong bytesScanned = new AtomicLong();
   private final AtomicLong filesTotal = new AtomicLong();
+  private final AtomicLong rowsFilteredLate = new AtomicLong();
 
   public ScanMetrics() {
     for (PruningLevel l : PruningLevel.values()) pruned.put(l, new AtomicLong());
@@ -23,6 +24,9 @@ public final class ScanMetrics {
   public void pruned(PruningLevel level) { pruned.get(level).incrementAndGet(); }
   public void scanned(long rows, long bytes) { rowsScanned.addAndGet(rows); bytesScanned.addAndGet(bytes); }
   public void pagesPruned(long n) { pagesPruned.addAndGet(n); }
+  /** Rows whose predicate columns were decoded and failed, so no other column was decoded for them. */
+  public void filteredLate(long n) { rowsFilteredLate.addAndGet(n); }
+  public long rowsFilteredLate() { return rowsFilteredLate.get(); }
 
   public long rowGroupsTotal() { return rowGroupsTotal.get(); }
   public long rowGroupsPruned() { return pruned.values().stream().mapToLong(AtomicLong::get).sum(); }
@@ -43,6 +47,7 @@ public final class ScanMetrics {
     m.put("pages_pruned", pagesPruned.get());
     m.put("rows_scanned", rowsScanned());
     m.put("bytes_scanned", bytesScanned());
+    m.put("rows_filtered_late", rowsFilteredLate.get());
     return m;
   }
 }

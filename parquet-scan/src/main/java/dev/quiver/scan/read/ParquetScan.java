@@ -85,6 +85,7 @@ public final class ParquetScan implements AutoCloseable {
   private final int batchRows;
   private final boolean usePageIndex;
   private final int parallelism;
+  private final RowFilter rowFilter;
 
   /** The row groups still to read, in order. */
   private ArrayDeque<RowGroupTask> todo;
@@ -123,6 +124,9 @@ public final class ParquetScan implements AutoCloseable {
     this.footers = catalog.footers();
     this.batchRows = batchRows;
     this.parallelism = Math.max(1, parallelism);
+    Set<String> fileColumns = new HashSet<>();
+    for (Field f : fields) if (!table.isPartitionColumn(f.getName())) fileColumns.add(f.getName());
+    this.rowFilter = predicate == null ? null : RowFilter.of(predicate, fileColumns);
   }
 
   public Schema schema() {
@@ -267,11 +271,15 @@ public final class ParquetScan implements AutoCloseable {
             throw corrupt(file, "cannot read row group " + index + " of", e);
           }
         }
+        // late materialization: the predicate's columns first, the others only for the rows that pass
+        boolean late = rowFilter != null && requestedNames.containsAll(rowFilter.columns())
+            && !rowFilter.columns().containsAll(requestedNames);
         long left = rows;
         while (left > 0) {
           if (closed) break;
           int n = (int) Math.min(batchRows, left);
-          out.add(readBatch(columnReaders, n));
+          VectorSchemaRoot b = late ? readBatchLate(columnReaders, n) : readBatch(columnReaders, n);
+          if (b != null) out.add(b);
           left -= n;
         }
         return out;
@@ -365,6 +373,108 @@ public final class ParquetScan implements AutoCloseable {
         throw corrupt(file, "cannot decode", e);
       }
       return new VectorSchemaRoot(fields, vectors, n);
+    }
+
+  /**
+   * Decodes the filter's columns for {@code n} rows, evaluates the filter, then decodes the other
+   * columns only for the rows kept (skipping the rest in the column readers). Null when no row is kept.
+   */
+    private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, int n) {
+      List<FieldVector> vectors = new ArrayList<>(java.util.Collections.nCopies(fields.size(), (FieldVector) null));
+      try {
+        java.util.Map<String, FieldVector> byName = new java.util.HashMap<>();
+        for (int c = 0; c < fields.size(); c++) {
+          Field field = fields.get(c);
+          if (columnReaders[c] == null || !rowFilter.columns().contains(field.getName())) continue;
+          FieldVector v = allocate(field, n);
+          vectors.set(c, v);
+          decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
+          v.setValueCount(n);
+          byName.put(field.getName(), v);
+        }
+        boolean[] keep = new boolean[n];
+        int count;
+        try {
+          count = rowFilter.select(byName, n, keep);
+        } catch (RowFilter.Unsupported e) {
+          java.util.Arrays.fill(keep, true);
+          count = n;
+        }
+        metrics.filteredLate(n - count);
+        for (int c = 0; c < fields.size(); c++) {
+          Field field = fields.get(c);
+          FieldVector v = vectors.get(c);
+          if (v != null) {
+            if (count < n) vectors.set(c, compact(v, keep, count));
+            continue;
+          }
+          if (count == 0) {
+            if (columnReaders[c] != null) {
+              skip(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), n);
+            }
+            continue;
+          }
+          v = allocate(field, count);
+          vectors.set(c, v);
+          if (table.isPartitionColumn(field.getName())) {
+            fillPartition(v, file.partitionValues().get(field.getName()), count);
+          } else if (columnReaders[c] != null) {
+            decodeSelected(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n, keep);
+          }
+          v.setValueCount(count);
+        }
+        if (count == 0) {
+          for (FieldVector v : vectors) if (v != null) v.close();
+          return null;
+        }
+        return new VectorSchemaRoot(fields, vectors, count);
+      } catch (RuntimeException e) {
+        for (FieldVector v : vectors) if (v != null) v.close();
+        throw corrupt(file, "cannot decode", e);
+      }
+    }
+
+    private FieldVector allocate(Field field, int n) {
+      FieldVector v = field.createVector(allocator);
+      v.setInitialCapacity(Math.max(n, 1));
+      v.allocateNew();
+      return v;
+    }
+
+    /** A new vector with the kept rows of {@code v}; {@code v} is closed. */
+    private FieldVector compact(FieldVector v, boolean[] keep, int count) {
+      try (v) {
+        FieldVector out = allocate(v.getField(), count);
+        int k = 0;
+        for (int i = 0; i < keep.length; i++) if (keep[i]) out.copyFromSafe(i, k++, v);
+        out.setValueCount(count);
+        return out;
+      }
+    }
+  }
+
+  private static void decodeSelected(ColumnReader r, ColumnDescriptor d, FieldVector v, int n, boolean[] keep) {
+    ValueDecoder decoder = ValueDecoder.forColumn(d.getPrimitiveType(), v);
+    int maxDef = d.getMaxDefinitionLevel();
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      boolean present = r.getCurrentDefinitionLevel() == maxDef;
+      if (keep[i]) {
+        if (present) decoder.copy(r, v, k);
+        else v.setNull(k);
+        k++;
+      } else if (present) {
+        r.skip();
+      }
+      r.consume();
+    }
+  }
+
+  private static void skip(ColumnReader r, ColumnDescriptor d, int n) {
+    int maxDef = d.getMaxDefinitionLevel();
+    for (int i = 0; i < n; i++) {
+      if (r.getCurrentDefinitionLevel() == maxDef) r.skip();
+      r.consume();
     }
   }
 
