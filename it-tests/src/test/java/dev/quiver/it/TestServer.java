@@ -34,6 +34,11 @@ final class TestServer implements AutoCloseable {
     return new TestServer(QuiverServer.start(data.toString(), "127.0.0.1", 0, queryMemory));
   }
 
+  /** A server on a data location as {@code --data} takes it: a local path or a Hadoop URI ({@code hdfs://...}). */
+  static TestServer start(String data) throws Exception {
+    return new TestServer(QuiverServer.start(data, "127.0.0.1", 0, QuiverServer.DEFAULT_QUERY_MEMORY));
+  }
+
   int port() {
     return server.port();
   }
