@@ -86,6 +86,8 @@ public final class ParquetScan implements AutoCloseable {
   private final boolean usePageIndex;
   private final int parallelism;
   private final RowFilter rowFilter;
+  /** Quiver's own page decoders ({@code -Dquiver.scan.decoders=parquet-java} turns them off, to compare). */
+  private static final boolean useOwnDecoders = !"parquet-java".equals(System.getProperty("quiver.scan.decoders"));
 
   /** The row groups still to read, in order. */
   private ArrayDeque<RowGroupTask> todo;
@@ -253,34 +255,19 @@ public final class ParquetScan implements AutoCloseable {
         }
         long rows = ranges == null ? block.getRowCount() : ranges.rowCount();
         metrics.scanned(rows, bytes);
-        ColumnReader[] columnReaders = new ColumnReader[fields.size()];
-        if (requested.getFieldCount() > 0 && rows > 0) {
-          try {
-            // a filtered read returns only the overlapping pages; parquet-java's column readers then skip
-            // to the selected row indexes, so all columns stay row-aligned
-            PageReadStore pages = ranges == null ? reader.readRowGroup(index) : reader.readFilteredRowGroup(index, ranges);
-            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
-                footer.getFileMetaData().getCreatedBy());
-            for (int c = 0; c < fields.size(); c++) {
-              String name = fields.get(c).getName();
-              if (requestedNames.contains(name)) {
-                columnReaders[c] = store.getColumnReader(requested.getColumnDescription(new String[] {name}));
-              }
-            }
-          } catch (IOException | RuntimeException e) {
-            throw corrupt(file, "cannot read row group " + index + " of", e);
-          }
-        }
         // late materialization: the predicate's columns first, the others only for the rows that pass
         boolean late = rowFilter != null && requestedNames.containsAll(rowFilter.columns())
             && !rowFilter.columns().containsAll(requestedNames);
-        long left = rows;
-        while (left > 0) {
-          if (closed) break;
-          int n = (int) Math.min(batchRows, left);
-          VectorSchemaRoot b = late ? readBatchLate(columnReaders, n) : readBatch(columnReaders, n);
-          if (b != null) out.add(b);
-          left -= n;
+        // Quiver's own batch decoders for whole row groups; parquet-java's column readers for page-index
+        // reads (they skip to the selected rows), late materialization (they skip values) and whatever
+        // the own decoders do not handle — if one meets such a page, the row group is read again
+        boolean own = ranges == null && !late && useOwnDecoders;
+        try {
+          readRowGroup(reader, ranges, requestedNames, rows, late, own, out);
+        } catch (ChunkDecoder.Unsupported fallback) {
+          out.forEach(VectorSchemaRoot::close);
+          out.clear();
+          readRowGroup(reader, ranges, requestedNames, rows, late, false, out);
         }
         return out;
       } catch (RuntimeException | Error e) {
@@ -289,6 +276,46 @@ public final class ParquetScan implements AutoCloseable {
       } catch (IOException e) {
         out.forEach(VectorSchemaRoot::close);
         throw corrupt(file, "cannot close", e);
+      }
+    }
+
+    private void readRowGroup(ParquetFileReader reader, RowRanges ranges, Set<String> requestedNames, long rows,
+        boolean late, boolean own, List<VectorSchemaRoot> out) {
+      ColumnReader[] columnReaders = new ColumnReader[fields.size()];
+      ChunkDecoder[] decoders = new ChunkDecoder[fields.size()];
+      if (requested.getFieldCount() > 0 && rows > 0) {
+        try {
+          // a filtered read returns only the overlapping pages; parquet-java's column readers then skip
+          // to the selected row indexes, so all columns stay row-aligned
+          PageReadStore pages = ranges == null ? reader.readRowGroup(index) : reader.readFilteredRowGroup(index, ranges);
+          ColumnReadStoreImpl store = null;
+          for (int c = 0; c < fields.size(); c++) {
+            String name = fields.get(c).getName();
+            if (!requestedNames.contains(name)) continue;
+            ColumnDescriptor d = requested.getColumnDescription(new String[] {name});
+            if (own && ChunkDecoder.handles(d, fields.get(c).getType())) {
+              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d);
+            } else {
+              if (store == null) {
+                store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
+                    footer.getFileMetaData().getCreatedBy());
+              }
+              columnReaders[c] = store.getColumnReader(d);
+            }
+          }
+        } catch (ChunkDecoder.Unsupported e) {
+          throw e;
+        } catch (IOException | RuntimeException e) {
+          throw corrupt(file, "cannot read row group " + index + " of", e);
+        }
+      }
+      long left = rows;
+      while (left > 0) {
+        if (closed) break;
+        int n = (int) Math.min(batchRows, left);
+        VectorSchemaRoot b = late ? readBatchLate(columnReaders, n) : readBatch(columnReaders, decoders, n);
+        if (b != null) out.add(b);
+        left -= n;
       }
     }
 
@@ -350,7 +377,7 @@ public final class ParquetScan implements AutoCloseable {
       }
     }
 
-    private VectorSchemaRoot readBatch(ColumnReader[] columnReaders, int n) {
+    private VectorSchemaRoot readBatch(ColumnReader[] columnReaders, ChunkDecoder[] decoders, int n) {
       List<FieldVector> vectors = new ArrayList<>(fields.size());
       try {
         for (int c = 0; c < fields.size(); c++) {
@@ -361,6 +388,8 @@ public final class ParquetScan implements AutoCloseable {
           v.allocateNew();
           if (table.isPartitionColumn(field.getName())) {
             fillPartition(v, file.partitionValues().get(field.getName()), n);
+          } else if (decoders[c] != null) {
+            decoders[c].read(v, n);
           } else if (columnReaders[c] == null) {
             // column absent from this file: all NULL (vectors start out null)
           } else {
@@ -368,6 +397,9 @@ public final class ParquetScan implements AutoCloseable {
           }
           v.setValueCount(n);
         }
+      } catch (ChunkDecoder.Unsupported e) {
+        vectors.forEach(FieldVector::close);
+        throw e;
       } catch (RuntimeException e) {
         vectors.forEach(FieldVector::close);
         throw corrupt(file, "cannot decode", e);
@@ -375,7 +407,7 @@ public final class ParquetScan implements AutoCloseable {
       return new VectorSchemaRoot(fields, vectors, n);
     }
 
-  /**
+    /**
    * Decodes the filter's columns for {@code n} rows, evaluates the filter, then decodes the other
    * columns only for the rows kept (skipping the rest in the column readers). Null when no row is kept.
    */
