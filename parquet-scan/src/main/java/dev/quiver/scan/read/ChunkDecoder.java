@@ -61,9 +61,10 @@ final class ChunkDecoder {
     PrimitiveTypeName t = d.getPrimitiveType().getPrimitiveTypeName();
     return switch (t) {
       case INT32 -> target instanceof ArrowType.Int i && i.getBitWidth() == 32 && i.getIsSigned()
-          || target instanceof ArrowType.Date dt && dt.getUnit() == org.apache.arrow.vector.types.DateUnit.DAY;
+          || target instanceof ArrowType.Date dt && dt.getUnit() == org.apache.arrow.vector.types.DateUnit.DAY
+          || target instanceof ArrowType.Decimal;
       case INT64 -> target instanceof ArrowType.Int i && i.getBitWidth() == 64 && i.getIsSigned()
-          || target instanceof ArrowType.Timestamp;
+          || target instanceof ArrowType.Timestamp || target instanceof ArrowType.Decimal;
       case FLOAT -> target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE;
       case DOUBLE -> target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.DOUBLE;
       case BINARY -> target instanceof ArrowType.Utf8 || target instanceof ArrowType.Binary;
@@ -71,8 +72,12 @@ final class ChunkDecoder {
     };
   }
 
-  ChunkDecoder(PageReader pages, ColumnDescriptor d) {
+  /** Integers stored as a DECIMAL(p <= 18): widened to Arrow's 16-byte little-endian decimals. */
+  private final boolean decimal;
+
+  ChunkDecoder(PageReader pages, ColumnDescriptor d, ArrowType target) {
     this.pages = pages;
+    this.decimal = target instanceof ArrowType.Decimal;
     this.maxDef = d.getMaxDefinitionLevel();
     this.kind = switch (d.getPrimitiveType().getPrimitiveTypeName()) {
       case INT32 -> Kind.INT32;
@@ -218,6 +223,12 @@ final class ChunkDecoder {
       }
       return;
     }
+    if (decimal) {
+      ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+      for (int j = 0; j < count; j++) putDecimal(data, at + j, kind == Kind.INT32 ? values.getInt() : values.getLong());
+      setValid((BaseFixedWidthVector) v, at, count);
+      return;
+    }
     // fixed width: Parquet PLAIN is little-endian, as Arrow's buffers are: one bulk copy
     BaseFixedWidthVector f = (BaseFixedWidthVector) v;
     ArrowBuf data = f.getDataBuffer();
@@ -228,7 +239,20 @@ final class ChunkDecoder {
     setValid(f, at, count);
   }
 
+  private static void putDecimal(ArrowBuf data, int i, long unscaled) {
+    data.setLong((long) i * 16, unscaled);
+    data.setLong((long) i * 16 + 8, unscaled >> 63);
+  }
+
   private void gather(FieldVector v, int at, int count) {
+    if (decimal) {
+      ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+      for (int j = 0; j < count; j++) {
+        putDecimal(data, at + j, kind == Kind.INT32 ? dictInts[idBuffer[j]] : dictLongs[idBuffer[j]]);
+      }
+      setValid((BaseFixedWidthVector) v, at, count);
+      return;
+    }
     switch (kind) {
       case INT32, FLOAT -> {
         ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();

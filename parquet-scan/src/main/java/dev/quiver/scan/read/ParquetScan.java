@@ -294,7 +294,7 @@ public final class ParquetScan implements AutoCloseable {
             if (!requestedNames.contains(name)) continue;
             ColumnDescriptor d = requested.getColumnDescription(new String[] {name});
             if (own && ChunkDecoder.handles(d, fields.get(c).getType())) {
-              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d);
+              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, fields.get(c).getType());
             } else {
               if (store == null) {
                 store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
