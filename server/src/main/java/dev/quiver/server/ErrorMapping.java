@@ -28,6 +28,10 @@ public final class ErrorMapping {
         case TIMED_OUT -> CallStatus.TIMED_OUT;
         case INTERNAL -> CallStatus.INTERNAL;
       };
+      // a file deleted since the catalog listed it (on any file system) is missing, not corrupt
+      if (q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE && causedBy(q, java.io.FileNotFoundException.class)) {
+        status = CallStatus.NOT_FOUND;
+      }
       if (q.code() == dev.quiver.scan.ErrorCode.INTERNAL || q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE) {
         LOG.warn("query failed: {}", q.getMessage(), q);
       }
@@ -38,6 +42,13 @@ public final class ErrorMapping {
       return CallStatus.RESOURCE_EXHAUSTED
           .withDescription("query exceeded its memory limit: " + oom.getMessage()).withCause(oom).toRuntimeException();
     }
+    OutOfMemoryError heap = findHeapOom(t);
+    if (heap != null) {
+      // e.g. a corrupt page header declaring a page larger than an array can be: nothing was allocated
+      LOG.warn("query ran out of Java heap", heap);
+      return CallStatus.RESOURCE_EXHAUSTED
+          .withDescription("query ran out of the server's Java heap: " + heap.getMessage()).withCause(heap).toRuntimeException();
+    }
     LOG.error("internal error", t);
     return CallStatus.INTERNAL.withDescription("internal error: " + t).withCause(t).toRuntimeException();
   }
@@ -45,6 +56,20 @@ public final class ErrorMapping {
   private static QuiverException find(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof QuiverException q) return q;
+    }
+    return null;
+  }
+
+  private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (type.isInstance(c)) return true;
+    }
+    return false;
+  }
+
+  private static OutOfMemoryError findHeapOom(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof OutOfMemoryError o) return o;
     }
     return null;
   }

@@ -23,8 +23,21 @@ class ErrorMappingTest {
   }
 
   @Test
+  void aFileDeletedSinceListingIsNotFoundNotCorrupt() {
+    var missing = new QuiverException(ErrorCode.CORRUPT_FILE, "cannot open Parquet file hdfs://nn/data/t.parquet",
+        new java.io.FileNotFoundException("File does not exist: hdfs://nn/data/t.parquet"));
+    var e = ErrorMapping.toFlight(missing);
+    assertThat(e.status().code()).isEqualTo(FlightStatusCode.NOT_FOUND);
+    assertThat(e.getMessage()).contains("hdfs://nn/data/t.parquet");
+    var corrupt = new QuiverException(ErrorCode.CORRUPT_FILE, "bad", new java.io.IOException("not a Parquet file"));
+    assertThat(ErrorMapping.toFlight(corrupt).status().code()).isEqualTo(FlightStatusCode.UNKNOWN);
+  }
+
+  @Test
   void memoryLimitsAndBugs() {
     assertThat(ErrorMapping.toFlight(new OutOfMemoryException("Unable to allocate buffer")).status().code())
+        .isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
+    assertThat(ErrorMapping.toFlight(new OutOfMemoryError("Requested array size exceeds VM limit")).status().code())
         .isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
     assertThat(ErrorMapping.toFlight(new NullPointerException("oops")).status().code()).isEqualTo(FlightStatusCode.INTERNAL);
   }

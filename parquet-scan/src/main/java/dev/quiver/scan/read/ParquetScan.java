@@ -403,6 +403,9 @@ public final class ParquetScan implements AutoCloseable {
       } catch (RuntimeException e) {
         vectors.forEach(FieldVector::close);
         throw corrupt(file, "cannot decode", e);
+      } catch (Error e) {
+        vectors.forEach(FieldVector::close); // e.g. a page header that makes parquet-java allocate too much
+        throw e;
       }
       return new VectorSchemaRoot(fields, vectors, n);
     }
@@ -463,6 +466,9 @@ public final class ParquetScan implements AutoCloseable {
       } catch (RuntimeException e) {
         for (FieldVector v : vectors) if (v != null) v.close();
         throw corrupt(file, "cannot decode", e);
+      } catch (Error e) {
+        for (FieldVector v : vectors) if (v != null) v.close();
+        throw e;
       }
     }
 

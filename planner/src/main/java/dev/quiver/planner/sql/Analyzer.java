@@ -621,6 +621,15 @@ public final class Analyzer {
           if (b.scope.entries().isEmpty()) throw new QuiverException(ErrorCode.INVALID_QUERY, "SELECT * with no FROM clause");
           cols.addAll(b.scope.columns());
         }
+        if (cols.isEmpty()) {
+          // a table whose columns are all unreadable: say so instead of returning no columns
+          List<String> why = new ArrayList<>();
+          for (Scope.Entry en : b.scope.entries()) {
+            for (var u : en.unsupported().entrySet()) why.add(u.getKey() + " (" + u.getValue() + ")");
+          }
+          throw QuiverException.unsupported("SELECT * over no readable column" + (why.isEmpty() ? "" : "; the columns are "
+              + String.join(", ", why)));
+        }
         for (Scope.Column c : cols) {
           items.add(c.ref());
           visible.add(c.name());
