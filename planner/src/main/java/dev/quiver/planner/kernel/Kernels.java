@@ -428,15 +428,20 @@ public final class Kernels {
       BitVector out = newBool(alloc, n);
       String lastPattern = null;
       com.google.re2j.Pattern compiled = null;
+      LikeMatcher simple = null;
       for (int i = 0; i < n; i++) {
         if (a.isNull(i) || p.isNull(i)) continue;
         String pat = (String) p.getObject(i);
         if (!pat.equals(lastPattern)) {
-          String re = likeToRegex(pat);
-          compiled = Functions.compile(caseInsensitive ? "(?i)" + re : re);
+          simple = caseInsensitive ? null : LikeMatcher.of(pat);
+          if (simple == null) {
+            String re = likeToRegex(pat);
+            compiled = Functions.compile(caseInsensitive ? "(?i)" + re : re);
+          }
           lastPattern = pat;
         }
-        out.set(i, compiled.matcher((String) a.getObject(i)).matches() != negated ? 1 : 0);
+        boolean m = simple != null ? simple.matches(a.getBytes(i)) : compiled.matcher((String) a.getObject(i)).matches();
+        out.set(i, m != negated ? 1 : 0);
       }
       return done(out, n);
     }
