@@ -205,6 +205,37 @@ final class ChunkDecoder {
     }
   }
 
+  /**
+   * Decodes the next {@code n} values, keeping those with {@code keep[i]} into consecutive slots from 0
+   * and skipping the others (late materialization).
+   */
+  void readSelected(FieldVector v, int n, boolean[] keep) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      if (pageLeft == 0) nextPage();
+      boolean present = defs == null || defs.next() == maxDef;
+      if (keep[i]) {
+        if (present) readValues(v, k, 1);
+        else v.setNull(k);
+        k++;
+      } else if (present) {
+        skipValue();
+      }
+      pageLeft--;
+    }
+  }
+
+  private void skipValue() {
+    if (ids != null) {
+      ids.next();
+    } else if (kind == Kind.BINARY) {
+      int len = values.getInt();
+      values.position(values.position() + len);
+    } else {
+      values.position(values.position() + width);
+    }
+  }
+
   /** {@code count} non-NULL values into slots {@code [at, at + count)}. */
   private void readValues(FieldVector v, int at, int count) {
     if (ids != null) {

@@ -259,9 +259,9 @@ public final class ParquetScan implements AutoCloseable {
         boolean late = rowFilter != null && requestedNames.containsAll(rowFilter.columns())
             && !rowFilter.columns().containsAll(requestedNames);
         // Quiver's own batch decoders for whole row groups; parquet-java's column readers for page-index
-        // reads (they skip to the selected rows), late materialization (they skip values) and whatever
-        // the own decoders do not handle — if one meets such a page, the row group is read again
-        boolean own = ranges == null && !late && useOwnDecoders;
+        // reads (they skip to the selected rows) and whatever the own decoders do not handle — if one
+        // meets such a page, the row group is read again
+        boolean own = ranges == null && useOwnDecoders;
         try {
           readRowGroup(reader, ranges, requestedNames, rows, late, own, out);
         } catch (ChunkDecoder.Unsupported fallback) {
@@ -313,7 +313,7 @@ public final class ParquetScan implements AutoCloseable {
       while (left > 0) {
         if (closed) break;
         int n = (int) Math.min(batchRows, left);
-        VectorSchemaRoot b = late ? readBatchLate(columnReaders, n) : readBatch(columnReaders, decoders, n);
+        VectorSchemaRoot b = late ? readBatchLate(columnReaders, decoders, n) : readBatch(columnReaders, decoders, n);
         if (b != null) out.add(b);
         left -= n;
       }
@@ -414,16 +414,17 @@ public final class ParquetScan implements AutoCloseable {
    * Decodes the filter's columns for {@code n} rows, evaluates the filter, then decodes the other
    * columns only for the rows kept (skipping the rest in the column readers). Null when no row is kept.
    */
-    private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, int n) {
+    private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, ChunkDecoder[] decoders, int n) {
       List<FieldVector> vectors = new ArrayList<>(java.util.Collections.nCopies(fields.size(), (FieldVector) null));
       try {
         java.util.Map<String, FieldVector> byName = new java.util.HashMap<>();
         for (int c = 0; c < fields.size(); c++) {
           Field field = fields.get(c);
-          if (columnReaders[c] == null || !rowFilter.columns().contains(field.getName())) continue;
+          if ((columnReaders[c] == null && decoders[c] == null) || !rowFilter.columns().contains(field.getName())) continue;
           FieldVector v = allocate(field, n);
           vectors.set(c, v);
-          decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
+          if (decoders[c] != null) decoders[c].read(v, n);
+          else decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
           v.setValueCount(n);
           byName.put(field.getName(), v);
         }
@@ -444,7 +445,11 @@ public final class ParquetScan implements AutoCloseable {
             continue;
           }
           if (count == 0) {
-            if (columnReaders[c] != null) {
+            if (decoders[c] != null) {
+              try (FieldVector scratch = allocate(field, 1)) {
+                decoders[c].readSelected(scratch, n, keep);
+              }
+            } else if (columnReaders[c] != null) {
               skip(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), n);
             }
             continue;
@@ -453,6 +458,8 @@ public final class ParquetScan implements AutoCloseable {
           vectors.set(c, v);
           if (table.isPartitionColumn(field.getName())) {
             fillPartition(v, file.partitionValues().get(field.getName()), count);
+          } else if (decoders[c] != null) {
+            decoders[c].readSelected(v, n, keep);
           } else if (columnReaders[c] != null) {
             decodeSelected(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n, keep);
           }
@@ -463,6 +470,9 @@ public final class ParquetScan implements AutoCloseable {
           return null;
         }
         return new VectorSchemaRoot(fields, vectors, count);
+      } catch (ChunkDecoder.Unsupported e) {
+        for (FieldVector v : vectors) if (v != null) v.close();
+        throw e;
       } catch (RuntimeException e) {
         for (FieldVector v : vectors) if (v != null) v.close();
         throw corrupt(file, "cannot decode", e);

@@ -44,12 +44,13 @@ public final class VectorValues implements ColumnValues {
   public ArrowType type() { return type; }
 
   /** Whether the batch has no NULL at all: counted once (a bit scan), then isNull needs no lookup. */
-  private final boolean noNulls() {
-    if (noNulls == null) noNulls = vector.getNullCount() == 0;
-    return noNulls;
+  private boolean noNulls() {
+    if (nullState == 0) nullState = vector.getNullCount() == 0 ? (byte) 1 : (byte) 2;
+    return nullState == 1;
   }
 
-  private Boolean noNulls;
+  /** 0: not counted yet, 1: no NULL in the batch, 2: some NULL. */
+  private byte nullState;
 
   public boolean isNull(int i) { return !noNulls() && vector.isNull(i); }
 
