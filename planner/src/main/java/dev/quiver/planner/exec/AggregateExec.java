@@ -83,6 +83,12 @@ public final class AggregateExec extends Operator {
   private void consume() {
     groups = new ArrayList<>();
     Map<Object, Group> table = new HashMap<>();
+    // one integer-like key: a primitive hash table, no boxing
+    boolean longKey = plan.groups().size() == 1
+        && dev.quiver.planner.kernel.Kernels.family(plan.groups().get(0).expr().type()) == dev.quiver.planner.kernel.Kernels.Family.LONG;
+    LongIntMap longTable = longKey ? new LongIntMap() : null;
+    int nullGroup = -1;
+    long tableBytes = 0;
     if (keys.isEmpty()) groups.add(newGroup(new Object[0]));
     VectorSchemaRoot batch;
     while ((batch = input.next()) != null) {
@@ -96,6 +102,29 @@ public final class AggregateExec extends Operator {
           Accumulator[][] rowAccs = new Accumulator[n][];
           if (keys.isEmpty()) {
             java.util.Arrays.fill(rowAccs, groups.get(0).accs());
+          } else if (longKey) {
+            ColumnValues kv = keyValues.get(0);
+            for (int i = 0; i < n; i++) {
+              int g;
+              if (kv.isNull(i)) {
+                if (nullGroup < 0) {
+                  nullGroup = groups.size();
+                  groups.add(newGroup(new Object[] {null}));
+                }
+                g = nullGroup;
+              } else {
+                long k = kv.getLong(i);
+                g = longTable.get(k);
+                if (g < 0) {
+                  g = groups.size();
+                  groups.add(newGroup(new Object[] {k}));
+                  longTable.put(k, g);
+                }
+              }
+              rowAccs[i] = groups.get(g).accs();
+            }
+            memory.add(longTable.bytes() - tableBytes);
+            tableBytes = longTable.bytes();
           } else {
             for (int i = 0; i < n; i++) {
               Object key = Keys.row(keyValues, i);

@@ -101,9 +101,17 @@ public final class HashJoinExec extends Operator {
     return m;
   }
 
+  /** For one integer-like key: key → index into {@link #longRefs}, no boxing. */
+  private LongIntMap longTable;
+  private List<long[]> longRefs;
+
   private void buildSide() {
     table = new HashMap<>();
     Map<Object, LongList> lists = new HashMap<>();
+    boolean longKey = rightKeys.size() == 1 && dev.quiver.planner.kernel.Kernels.family(keyPairs.get(1).type())
+        == dev.quiver.planner.kernel.Kernels.Family.LONG;
+    LongIntMap longIndex = longKey ? new LongIntMap() : null;
+    List<LongList> longLists = longKey ? new ArrayList<>() : null;
     LongList all = new LongList();
     LongList nullKeys = new LongList();
     VectorSchemaRoot batch;
@@ -126,6 +134,19 @@ public final class HashJoinExec extends Operator {
             nullKeys.add(Rows.ref(b, i));
             continue;
           }
+          if (longKey) {
+            long k = kv.get(0).getLong(i);
+            int at = longIndex.get(k);
+            if (at < 0) {
+              at = longLists.size();
+              longLists.add(new LongList());
+              longIndex.put(k, at);
+              memory.add(48);
+            }
+            longLists.get(at).add(Rows.ref(b, i));
+            memory.add(8);
+            continue;
+          }
           Object key = Keys.row(kv, i);
           LongList l = lists.get(key);
           if (l == null) {
@@ -141,6 +162,12 @@ public final class HashJoinExec extends Operator {
       }
     }
     for (Map.Entry<Object, LongList> e : lists.entrySet()) table.put(e.getKey(), e.getValue().toArray());
+    if (longKey) {
+      longTable = longIndex;
+      longRefs = new ArrayList<>(longLists.size());
+      for (LongList l : longLists) longRefs.add(l.toArray());
+      memory.add(longIndex.bytes());
+    }
     allBuild = all.toArray();
     nullKeyBuild = nullKeys.toArray();
     if (plan.type() == JoinType.RIGHT || plan.type() == JoinType.FULL) buildMatched = new BitSet(buildRows);
@@ -189,7 +216,12 @@ public final class HashJoinExec extends Operator {
           }
           refs = everyBuildRow();
         } else {
-          refs = table.get(Keys.row(kv, i));
+          if (longTable != null) {
+            int at = longTable.get(kv.get(0).getLong(i));
+            refs = at < 0 ? null : longRefs.get(at);
+          } else {
+            refs = table.get(Keys.row(kv, i));
+          }
           if (unknown != null && nullKeyBuild.length > 0) refs = concat(refs, nullKeyBuild);
         }
         if (refs == null || refs.length == 0) continue;
