@@ -95,6 +95,57 @@ class CancellationTest {
   }
 
   @Test
+  void concurrentRunsOfOneStatementAreCancelledSeparately() throws Exception {
+    String sql = "SELECT l_orderkey, l_comment FROM lineitem";
+    long all;
+    try (Connection c = java.sql.DriverManager.getConnection(server.jdbcUrl())) {
+      all = TestServer.scalarLong(c, "SELECT count(*) FROM lineitem");
+    }
+    try (BufferAllocator a = new RootAllocator(); FlightSqlClient c1 = client(a); FlightSqlClient c2 = client(a)) {
+      // the same SQL by the same (anonymous) user: two executions of one statement
+      FlightStream s1 = c1.getStream(c1.execute(sql).getEndpoints().get(0).getTicket());
+      FlightStream s2 = c2.getStream(c2.execute(sql).getEndpoints().get(0).getTicket());
+      assertThat(s1.next()).isTrue();
+      assertThat(s2.next()).isTrue();
+      assertThat(server.runningQueries()).isEqualTo(2);
+      s1.cancel("enough", null);
+      try {
+        s1.close();
+      } catch (Exception expected) {
+        // a cancelled stream reports its cancellation on close
+      }
+      long rows = s2.getRoot().getRowCount();
+      while (s2.next()) rows += s2.getRoot().getRowCount();
+      s2.close();
+      assertThat(rows).isEqualTo(all); // the other execution was not cancelled with it
+    }
+  }
+
+  @Test
+  void aCancelThatComesTooLateDoesNotCancelTheNextRun() throws Exception {
+    String sql = "SELECT count(*) FROM lineitem WHERE l_quantity > 10";
+    try (BufferAllocator a = new RootAllocator(); FlightSqlClient c = client(a)) {
+      FlightInfo first = c.execute(sql);
+      try (FlightStream s = c.getStream(first.getEndpoints().get(0).getTicket())) {
+        while (s.next()) { /* to the end */ }
+      }
+      c.cancelFlightInfo(new CancelFlightInfoRequest(first)); // the query has ended already
+      FlightInfo again = c.execute(sql);
+      try (FlightStream s = c.getStream(again.getEndpoints().get(0).getTicket())) {
+        assertThat(s.next()).isTrue();
+        assertThat((Long) s.getRoot().getVector(0).getObject(0)).isPositive();
+      }
+      // the cancelled FlightInfo's own ticket stays cancelled
+      assertThatThrownBy(() -> {
+        try (FlightStream s = c.getStream(first.getEndpoints().get(0).getTicket())) {
+          while (s.next()) { /* until the error */ }
+        }
+      }).isInstanceOf(FlightRuntimeException.class)
+          .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.CANCELLED));
+    }
+  }
+
+  @Test
   void statementTimeoutPerSessionAndShow() throws Exception {
     try (Connection c = java.sql.DriverManager.getConnection(server.jdbcUrl()); Statement st = c.createStatement()) {
       st.execute("SET quiver.statement_timeout_ms = 20");

@@ -9,6 +9,7 @@ import dev.quiver.planner.optimizer.OptimizerContext;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.sql.Analyzer;
 import dev.quiver.planner.sql.Parameters;
+import dev.quiver.planner.sql.SqlLimits;
 import dev.quiver.planner.sql.SqlParser;
 import dev.quiver.scan.table.Catalog;
 import java.nio.charset.StandardCharsets;
@@ -34,18 +35,29 @@ public final class QueryEngine {
 
   private final Catalog catalog;
   private final QuerySettings defaults;
+  private final SqlLimits limits;
 
   public QueryEngine(Catalog catalog) {
     this(catalog, QuerySettings.DEFAULT);
   }
 
   public QueryEngine(Catalog catalog, QuerySettings defaults) {
+    this(catalog, defaults, SqlLimits.DEFAULT);
+  }
+
+  /** An engine whose statements must stay within {@code limits} (size, nesting, IN lists, parse time). */
+  public QueryEngine(Catalog catalog, QuerySettings defaults, SqlLimits limits) {
     this.catalog = catalog;
     this.defaults = defaults;
+    this.limits = limits;
   }
 
   public QuerySettings defaults() {
     return defaults;
+  }
+
+  public SqlLimits limits() {
+    return limits;
   }
 
   public Catalog catalog() {
@@ -66,6 +78,7 @@ public final class QueryEngine {
    * in order) bound as literals; null plans with unknown values, for the schemas of a prepare.
    */
   public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings, List<Object> parameterValues) {
+    limits.checkLength(sql);
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
     Matcher m = EXPLAIN.matcher(sql);
@@ -79,7 +92,7 @@ public final class QueryEngine {
       text = sql.substring(0, m.end()).replaceAll("[^\\n]", " ") + sql.substring(m.end());
     }
     Parameters parameters = new Parameters(parameterValues);
-    LogicalPlan analyzed = new Analyzer(catalog, text, parameters).analyze(SqlParser.parse(text));
+    LogicalPlan analyzed = new Analyzer(catalog, text, parameters, limits).analyze(SqlParser.parse(text, limits));
     EvalContext eval = EvalContext.now(settings.zone());
     Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;

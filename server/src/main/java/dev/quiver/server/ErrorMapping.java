@@ -35,12 +35,15 @@ public final class ErrorMapping {
       if (q.code() == dev.quiver.scan.ErrorCode.INTERNAL || q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE) {
         LOG.warn("query failed: {}", q.getMessage(), q);
       }
-      return status.withDescription(q.getMessage()).withCause(q).toRuntimeException();
+      String message = q.getMessage();
+      if (status == CallStatus.RESOURCE_EXHAUSTED) message = serverLimit(t, message);
+      return status.withDescription(message).withCause(q).toRuntimeException();
     }
     OutOfMemoryException oom = findOom(t);
     if (oom != null) {
       return CallStatus.RESOURCE_EXHAUSTED
-          .withDescription("query exceeded its memory limit: " + oom.getMessage()).withCause(oom).toRuntimeException();
+          .withDescription(serverLimit(t, "query exceeded its memory limit: " + oom.getMessage())).withCause(oom)
+          .toRuntimeException();
     }
     OutOfMemoryError heap = findHeapOom(t);
     if (heap != null) {
@@ -51,6 +54,20 @@ public final class ErrorMapping {
     }
     LOG.error("internal error", t);
     return CallStatus.INTERNAL.withDescription("internal error: " + t).withCause(t).toRuntimeException();
+  }
+
+  /**
+   * {@code message}, prefixed with the server-wide limit when the allocation that failed was refused by the
+   * root allocator ({@code --server-memory}: the other queries hold the memory), not by the query's own.
+   */
+  private static String serverLimit(Throwable t, String message) {
+    OutOfMemoryException oom = findOom(t);
+    if (oom == null || message.contains("--server-memory")) return message;
+    org.apache.arrow.memory.BufferAllocator failed = oom.getOutcomeDetails()
+        .map(org.apache.arrow.memory.AllocationOutcomeDetails::getFailedAllocator).orElse(null);
+    if (failed == null || failed.getParentAllocator() != null) return message;
+    return "the server's memory limit of " + (failed.getLimit() >> 20) + " MiB (--server-memory) is reached: "
+        + (failed.getAllocatedMemory() >> 20) + " MiB are held by running queries; " + message;
   }
 
   private static QuiverException find(Throwable t) {

@@ -24,6 +24,9 @@ public final class Main {
     String host = "127.0.0.1";
     int port = 31337;
     long memory = QuiverServer.DEFAULT_QUERY_MEMORY;
+    long serverMemory = QuiverServer.defaultServerMemory();
+    int maxQueriesPerUser = ServerConfig.DEFAULT_MAX_QUERIES_PER_USER;
+    long queueTimeoutMs = ServerConfig.DEFAULT_QUEUE_TIMEOUT_MS;
     boolean insecure = false;
     dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
     for (int i = 0; i < args.length; i++) {
@@ -31,7 +34,10 @@ public final class Main {
         case "--data" -> data = value(args, ++i);
         case "--host" -> host = value(args, ++i);
         case "--port" -> port = Integer.parseInt(value(args, ++i));
-        case "--query-memory" -> memory = Long.parseLong(value(args, ++i));
+        case "--query-memory" -> memory = bytes(value(args, ++i));
+        case "--server-memory" -> serverMemory = bytes(value(args, ++i));
+        case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
+        case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
         case "--insecure" -> insecure = true;
         case "--no-simplify" -> settings = settings.withSimplify(false);
         case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
@@ -59,6 +65,11 @@ public final class Main {
         }
       }
     }
+    if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0) {
+      System.err.println("--query-memory and --server-memory must be positive, --max-queries-per-user at least 1, "
+          + "--query-queue-timeout-ms at least 0");
+      System.exit(2);
+    }
     if ((tlsCert == null) != (tlsKey == null)) {
       System.err.println("--tls-cert and --tls-key go together");
       System.exit(2);
@@ -75,7 +86,7 @@ public final class Main {
       data = SampleData.ensure(dir).toString();
     }
     QuiverServer server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
-        .withClientCa(tlsClientCa));
+        .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -113,13 +124,39 @@ public final class Main {
     return args[i];
   }
 
+  /** A byte count: digits, optionally with a binary suffix k, m, g or t ({@code 512m}, {@code 8g}). */
+  static long bytes(String s) {
+    String t = s.trim().toLowerCase(java.util.Locale.ROOT);
+    if (t.endsWith("b")) t = t.substring(0, t.length() - 1);
+    if (t.endsWith("i")) t = t.substring(0, t.length() - 1);
+    int shift = 0;
+    if (!t.isEmpty()) {
+      switch (t.charAt(t.length() - 1)) {
+        case 'k' -> shift = 10;
+        case 'm' -> shift = 20;
+        case 'g' -> shift = 30;
+        case 't' -> shift = 40;
+        default -> shift = 0;
+      }
+    }
+    if (shift > 0) t = t.substring(0, t.length() - 1);
+    try {
+      return Math.multiplyExact(Long.parseLong(t.trim()), 1L << shift);
+    } catch (ArithmeticException | NumberFormatException e) {
+      System.err.println("not a byte count: " + s + " (give bytes, or e.g. 512m, 8g)");
+      System.exit(2);
+      return 0;
+    }
+  }
+
   private static boolean isLoopback(String host) {
     return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
   }
 
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
-        + " [--query-memory BYTES] [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
+        + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"
+        + " [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
         + " [--tls-client-ca PEM]] [--insecure]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT] [--tls] [--user NAME"
         + " --password PASSWORD] [-e SQL]");
@@ -128,6 +165,13 @@ public final class Main {
     System.out.println("               (default: the bundled sample data, generated once into ~/.cache/quiver)");
     System.out.println("  --host HOST  address to listen on (default 127.0.0.1)");
     System.out.println("  --port PORT  port to listen on (default 31337)");
+    System.out.println("  --query-memory BYTES   memory limit of one query (default 2g; k/m/g suffixes)");
+    System.out.println("  --server-memory BYTES  memory limit of all queries together (default 8g, or half the"
+        + " machine's memory if less)");
+    System.out.println("  --max-queries-per-user N  running queries per user (default 8; without --users all clients"
+        + " are one user); more wait");
+    System.out.println("  --query-queue-timeout-ms MS  how long such a query waits before RESOURCE_EXHAUSTED (default"
+        + " 30000; 0: refuse at once)");
     System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }
 }

@@ -69,9 +69,20 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   private static final Schema SHOW_SCHEMA = new Schema(List.of(
       new Field("name", new FieldType(false, ArrowType.Utf8.INSTANCE, null), null),
       new Field("setting", new FieldType(false, ArrowType.Utf8.INSTANCE, null), null)));
-  /** Running (or cancelled-before-running) queries by handle: DoGet registers, CancelFlightInfo flags. */
-  private final java.util.concurrent.ConcurrentHashMap<ByteString, java.util.concurrent.atomic.AtomicBoolean> running =
+  /**
+   * Running queries by ticket handle, each with its own cancellation flag: DoGet registers, CancelFlightInfo
+   * flags them. A ticket names one FlightInfo (see {@link #ticketHandle}), but may be redeemed more than once.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<ByteString, java.util.Set<java.util.concurrent.atomic.AtomicBoolean>>
+      running = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Tickets cancelled by CancelFlightInfo, with when: a DoGet of one later is cancelled at once. Kept 10 minutes. */
+  private final java.util.concurrent.ConcurrentHashMap<ByteString, Long> cancelledTickets =
       new java.util.concurrent.ConcurrentHashMap<>();
+  private static final long CANCELLED_TICKETS_NANOS = 600_000_000_000L;
+  private static final int MAX_CANCELLED_TICKETS = 100_000;
+  /** First byte of a ticket handle: an execution id follows, then the statement's handle (which starts with its version). */
+  private static final byte TICKET = (byte) 'T';
+  private final AtomicLong executionIds = new AtomicLong();
 
   private final QueryEngine engine;
   private final BufferAllocator root;
@@ -79,10 +90,19 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   private final SqlInfoBuilder sqlInfo = SqlInfos.build();
   private final AtomicLong queryIds = new AtomicLong();
 
+  private final QueryAdmission admission;
+
   public QuiverProducer(QueryEngine engine, BufferAllocator root, long queryMemoryLimit) {
+    this(engine, root, queryMemoryLimit, ServerConfig.DEFAULT_MAX_QUERIES_PER_USER, ServerConfig.DEFAULT_QUEUE_TIMEOUT_MS);
+  }
+
+  /** With at most {@code maxQueriesPerUser} running queries per user, others waiting up to {@code queueTimeoutMs}. */
+  public QuiverProducer(QueryEngine engine, BufferAllocator root, long queryMemoryLimit, int maxQueriesPerUser,
+      long queueTimeoutMs) {
     this.engine = engine;
     this.root = root;
     this.queryMemoryLimit = queryMemoryLimit;
+    this.admission = new QueryAdmission(maxQueriesPerUser, queueTimeoutMs);
   }
 
   // ---- statements -----------------------------------------------------------------------------
@@ -95,7 +115,19 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   private StatementHandles.Statement statement(ByteString handle, CallContext context) {
+    if (handle.size() > 9 && handle.byteAt(0) == TICKET) handle = handle.substring(9);
     return handles.decode(handle.toByteArray(), user(context));
+  }
+
+  /**
+   * The handle of a new FlightInfo's ticket: a fresh execution id, then the statement's handle. Handles are
+   * deterministic (the same SQL of the same user is the same handle), so without the id concurrent runs of
+   * one statement could not be told apart: cancelling one would cancel the others, and a CancelFlightInfo
+   * arriving after its query ended would cancel the next run of the same statement.
+   */
+  private ByteString ticketHandle(ByteString statementHandle) {
+    return ByteString.copyFrom(java.nio.ByteBuffer.allocate(9).put(TICKET).putLong(executionIds.incrementAndGet()).array())
+        .concat(statementHandle);
   }
 
   private ByteString handle(String sql, List<List<Object>> rows, CallContext context) {
@@ -146,8 +178,10 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public FlightInfo getFlightInfoPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
+      TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
+          .setStatementHandle(ticketHandle(command.getPreparedStatementHandle())).build();
       return info(plan(statement(command.getPreparedStatementHandle(), context), context), descriptor,
-          pack(command).toByteArray());
+          pack(ticket).toByteArray());
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
     }
@@ -223,7 +257,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       StatementHandles.Statement st = new StatementHandles.Statement(user(context), command.getQuery(), List.of());
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
-          .setStatementHandle(handle(command.getQuery(), List.of(), context)).build();
+          .setStatementHandle(ticketHandle(handle(command.getQuery(), List.of(), context))).build();
       return info(plan(st, context), descriptor, pack(ticket).toByteArray());
     } catch (Throwable t) {
       throw ErrorMapping.toFlight(t);
@@ -326,8 +360,16 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** Runs a statement once per bound parameter row (once if it has none), streaming every batch. */
   private void run(StatementHandles.Statement st, ByteString key, CallContext context, ServerStreamListener listener) {
     BufferAllocator allocator = null;
-    java.util.concurrent.atomic.AtomicBoolean cancelled = running.computeIfAbsent(key,
-        k -> new java.util.concurrent.atomic.AtomicBoolean());
+    QueryAdmission.Ticket slot = null;
+    java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+    running.compute(key, (k, runs) -> {
+      java.util.Set<java.util.concurrent.atomic.AtomicBoolean> r = runs != null ? runs
+          : java.util.concurrent.ConcurrentHashMap.newKeySet();
+      r.add(cancelled);
+      return r;
+    });
+    // after registering: a CancelFlightInfo either is remembered by now or will find the flag
+    if (cancelledTickets.containsKey(key)) cancelled.set(true);
     listener.setOnCancelHandler(() -> cancelled.set(true));
     try {
       allocator = newQueryAllocator();
@@ -366,6 +408,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
               + settings.statementTimeoutMs() + " ms (" + SessionSettings.TIMEOUT + ")");
         }
       };
+      // at most --max-queries-per-user run at once; the wait counts against the statement timeout
+      slot = admission.acquire(user(context), cancellation::check);
       org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy backpressure =
           new org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy();
       backpressure.register(listener);
@@ -398,8 +442,15 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     } catch (Throwable t) {
       listener.error(ErrorMapping.toFlight(t));
     } finally {
-      running.remove(key, cancelled);
-      if (allocator != null) closeWhenReleased(allocator);
+      running.computeIfPresent(key, (k, runs) -> {
+        runs.remove(cancelled);
+        return runs.isEmpty() ? null : runs;
+      });
+      try {
+        if (allocator != null) closeWhenReleased(allocator);
+      } finally {
+        if (slot != null) slot.close();
+      }
     }
   }
 
@@ -420,9 +471,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     allocator.close();
   }
 
-  /** Queries now streaming (for operations and tests). */
+  /** Queries now streaming, or waiting for their user's turn (for operations and tests). */
   public int runningQueries() {
-    return running.size();
+    return running.values().stream().mapToInt(java.util.Set::size).sum();
   }
 
   /** CancelFlightInfo: flags the queries behind the info's tickets; they stop at their next batch. */
@@ -435,7 +486,14 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         ByteString key = any.is(TicketStatementQuery.class) ? any.unpack(TicketStatementQuery.class).getStatementHandle()
             : any.unpack(CommandPreparedStatementQuery.class).getPreparedStatementHandle();
         statement(key, context); // only the caller's own statements
-        running.computeIfAbsent(key, k -> new java.util.concurrent.atomic.AtomicBoolean()).set(true);
+        // remembered first, so that a DoGet starting now sees it either way
+        long now = System.nanoTime();
+        cancelledTickets.values().removeIf(at -> now - at > CANCELLED_TICKETS_NANOS);
+        if (cancelledTickets.size() < MAX_CANCELLED_TICKETS) cancelledTickets.put(key, now);
+        running.computeIfPresent(key, (k, runs) -> {
+          runs.forEach(flag -> flag.set(true));
+          return runs;
+        });
       }
       listener.onNext(org.apache.arrow.flight.CancelStatus.CANCELLED);
       listener.onCompleted();

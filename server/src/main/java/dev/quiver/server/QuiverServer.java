@@ -12,6 +12,8 @@ import org.apache.arrow.memory.RootAllocator;
 /** A running Quiver server: owns the root allocator, the Flight server and the catalog. */
 public final class QuiverServer implements AutoCloseable {
   public static final long DEFAULT_QUERY_MEMORY = 2L << 30;
+  /** The server-wide memory limit's ceiling when none is given: 8 GiB (or half the machine's memory if less). */
+  public static final long MAX_DEFAULT_SERVER_MEMORY = 8L << 30;
 
   private final BufferAllocator allocator;
   private final FlightServer server;
@@ -39,11 +41,12 @@ public final class QuiverServer implements AutoCloseable {
 
   /** Starts a server as configured: users turn on Basic-then-Bearer authentication, cert and key TLS. */
   public static QuiverServer start(ServerConfig config) throws IOException {
+    if (config.serverMemory() <= 0) throw new IllegalArgumentException("--server-memory must be positive");
     Catalog catalog = Catalog.open(config.data());
-    BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
+    BufferAllocator allocator = new RootAllocator(config.serverMemory());
     try {
       QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings()), allocator,
-          config.queryMemory());
+          config.queryMemory(), config.maxQueriesPerUser(), config.queueTimeoutMs());
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
@@ -66,7 +69,30 @@ public final class QuiverServer implements AutoCloseable {
     }
   }
 
-  /** Queries streaming right now. */
+  /**
+   * The default server-wide memory limit: {@link #MAX_DEFAULT_SERVER_MEMORY}, or half of the machine's (or
+   * container's) physical memory if that is less.
+   */
+  public static long defaultServerMemory() {
+    long physical = -1;
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      physical = os.getTotalMemorySize();
+    }
+    return physical > 0 ? Math.min(MAX_DEFAULT_SERVER_MEMORY, physical / 2) : MAX_DEFAULT_SERVER_MEMORY;
+  }
+
+  /** Bytes of Arrow memory the server's queries (and transfers) hold now: 0 when idle, else a leak. */
+  public long allocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
+
+  /** The server-wide memory limit ({@code --server-memory}). */
+  public long serverMemoryLimit() {
+    return allocator.getLimit();
+  }
+
+  /** Queries streaming right now, or waiting for their user's turn ({@code --max-queries-per-user}). */
   public int runningQueries() {
     return producer.runningQueries();
   }

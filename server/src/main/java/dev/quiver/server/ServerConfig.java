@@ -5,10 +5,20 @@ import java.nio.file.Path;
 
 /**
  * How to run a server: what to serve, where, with which limits, settings, users and TLS material
- * ({@code tlsCert}/{@code tlsKey} PEM files, both or neither).
+ * ({@code tlsCert}/{@code tlsKey} PEM files, both or neither). Limits: {@code queryMemory} per query,
+ * {@code serverMemory} for all queries together (the root allocator's limit), {@code maxQueriesPerUser}
+ * running queries per user, the others waiting at most {@code queueTimeoutMs} (0: refused at once).
  */
 public record ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
-    Path tlsCert, Path tlsKey, Path tlsClientCa) {
+    Path tlsCert, Path tlsKey, Path tlsClientCa, long serverMemory, int maxQueriesPerUser, long queueTimeoutMs) {
+  public static final int DEFAULT_MAX_QUERIES_PER_USER = 8;
+  public static final long DEFAULT_QUEUE_TIMEOUT_MS = 30_000;
+
+  public ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
+      Path tlsCert, Path tlsKey, Path tlsClientCa) {
+    this(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, QuiverServer.defaultServerMemory(),
+        DEFAULT_MAX_QUERIES_PER_USER, DEFAULT_QUEUE_TIMEOUT_MS);
+  }
 
   public ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
       Path tlsCert, Path tlsKey) {
@@ -17,7 +27,20 @@ public record ServerConfig(String data, String host, int port, long queryMemory,
 
   /** Mutual TLS: clients must present a certificate signed by {@code ca} (null: not required). */
   public ServerConfig withClientCa(Path ca) {
-    return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, ca);
+    return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, ca, serverMemory,
+        maxQueriesPerUser, queueTimeoutMs);
+  }
+
+  /** All queries together may hold at most {@code bytes} of Arrow memory (the root allocator's limit). */
+  public ServerConfig withServerMemory(long bytes) {
+    return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, bytes,
+        maxQueriesPerUser, queueTimeoutMs);
+  }
+
+  /** At most {@code n} running queries per user; the next ones wait up to {@code queueTimeoutMs}, then are refused. */
+  public ServerConfig withMaxQueriesPerUser(int n, long queueTimeoutMs) {
+    return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
+        n, queueTimeoutMs);
   }
 
   public static ServerConfig of(String data, String host, int port) {
@@ -26,19 +49,23 @@ public record ServerConfig(String data, String host, int port, long queryMemory,
   }
 
   public ServerConfig withUsers(Users u) {
-    return new ServerConfig(data, host, port, queryMemory, settings, u, tlsCert, tlsKey, tlsClientCa);
+    return new ServerConfig(data, host, port, queryMemory, settings, u, tlsCert, tlsKey, tlsClientCa, serverMemory,
+        maxQueriesPerUser, queueTimeoutMs);
   }
 
   public ServerConfig withTls(Path cert, Path key) {
-    return new ServerConfig(data, host, port, queryMemory, settings, users, cert, key, tlsClientCa);
+    return new ServerConfig(data, host, port, queryMemory, settings, users, cert, key, tlsClientCa, serverMemory,
+        maxQueriesPerUser, queueTimeoutMs);
   }
 
   public ServerConfig withQueryMemory(long bytes) {
-    return new ServerConfig(data, host, port, bytes, settings, users, tlsCert, tlsKey, tlsClientCa);
+    return new ServerConfig(data, host, port, bytes, settings, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
+        maxQueriesPerUser, queueTimeoutMs);
   }
 
   public ServerConfig withSettings(QuerySettings s) {
-    return new ServerConfig(data, host, port, queryMemory, s, users, tlsCert, tlsKey, tlsClientCa);
+    return new ServerConfig(data, host, port, queryMemory, s, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
+        maxQueriesPerUser, queueTimeoutMs);
   }
 
   public boolean tls() {

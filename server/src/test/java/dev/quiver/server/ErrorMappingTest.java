@@ -43,6 +43,32 @@ class ErrorMappingTest {
   }
 
   @Test
+  void anAllocationTheServerRefusesNamesTheServerLimitOneTheQueryRefusesDoesNot() {
+    try (var root = new org.apache.arrow.memory.RootAllocator(4L << 20);
+        var held = root.newChildAllocator("other-query", 0, 8L << 20);
+        var query = root.newChildAllocator("query", 0, 8L << 20);
+        var buffer = held.buffer(2L << 20)) {
+      OutOfMemoryException serverFull = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryException.class,
+          () -> query.buffer(3L << 20)); // 4 MiB rounded: the query has room, the server not
+      var e = ErrorMapping.toFlight(new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "query exceeded its memory limit", serverFull));
+      assertThat(e.status().code()).isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
+      assertThat(e.getMessage()).contains("the server's memory limit of 4 MiB (--server-memory) is reached: 2 MiB are held");
+      OutOfMemoryException queryFull = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryException.class,
+          () -> query.buffer(12L << 20)); // over the query's own 8 MiB
+      assertThat(ErrorMapping.toFlight(queryFull).getMessage()).doesNotContain("--server-memory");
+    }
+  }
+
+  @Test
+  void byteCountsTakeBinarySuffixes() {
+    assertThat(Main.bytes("1048576")).isEqualTo(1L << 20);
+    assertThat(Main.bytes("512m")).isEqualTo(512L << 20);
+    assertThat(Main.bytes("8G")).isEqualTo(8L << 30);
+    assertThat(Main.bytes("2GiB")).isEqualTo(2L << 30);
+    assertThat(Main.bytes("64k")).isEqualTo(64L << 10);
+  }
+
+  @Test
   void metadataNameFiltersAreSqlLike() {
     assertThat(QuiverProducer.like("line%", "lineitem")).isTrue();
     assertThat(QuiverProducer.like("l_neitem", "lineitem")).isTrue();

@@ -11,6 +11,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * step over the limit fails the query with RESOURCE_EXHAUSTED.
  */
 final class MemoryReservation implements AutoCloseable {
+  private final BufferAllocator allocator;
   private final AllocationReservation reservation;
   private final String owner;
   private final long limit;
@@ -20,6 +21,7 @@ final class MemoryReservation implements AutoCloseable {
   private long reserved;
 
   MemoryReservation(BufferAllocator allocator, String owner) {
+    this.allocator = allocator;
     this.reservation = allocator.newReservation();
     this.owner = owner;
     this.limit = allocator.getLimit();
@@ -30,6 +32,14 @@ final class MemoryReservation implements AutoCloseable {
     used += bytes;
     while (used > reserved) {
       if (!reservation.add(step)) {
+        BufferAllocator root = allocator;
+        while (root.getParentAllocator() != null) root = root.getParentAllocator();
+        if (allocator.getLimit() - allocator.getAllocatedMemory() >= step && root != allocator) {
+          // the query had room left: the server-wide limit refused (the other queries hold the memory)
+          throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " needs more memory: the server's memory limit of "
+              + (root.getLimit() >> 20) + " MiB (--server-memory) is reached: " + (root.getAllocatedMemory() >> 20)
+              + " MiB are held by running queries");
+        }
         throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " needs more memory than the query's limit of "
             + (limit >> 20) + " MiB (--query-memory); " + (reserved >> 20) + " MiB of working memory were already reserved");
       }

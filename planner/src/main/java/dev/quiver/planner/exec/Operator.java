@@ -14,6 +14,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public abstract class Operator implements AutoCloseable {
   private long outputRows;
   private long elapsedNanos;
+  /**
+   * Checked before every batch (set by {@link PhysicalPlanner}): not only scans, since a join or an
+   * aggregate can work for hours on the few batches its scans produced (a cross product).
+   */
+  dev.quiver.planner.Cancellation cancellation = dev.quiver.planner.Cancellation.NONE;
 
   public abstract Schema schema();
 
@@ -26,6 +31,7 @@ public abstract class Operator implements AutoCloseable {
   protected abstract VectorSchemaRoot produce();
 
   public final VectorSchemaRoot next() {
+    cancellation.check();
     long start = System.nanoTime();
     try {
       VectorSchemaRoot batch = produce();

@@ -28,7 +28,9 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   }
 
   public Operator plan(LogicalPlan plan) {
-    return plan.accept(this);
+    Operator op = plan.accept(this);
+    op.cancellation = cancellation;
+    return op;
   }
 
   @Override

@@ -164,16 +164,72 @@ public final class Functions {
     return v instanceof String s ? s : Values.format(v, t);
   }
 
-  /** A regular expression compiled with RE2/J: linear-time matching, bounded pattern size. */
+  /**
+   * A regular expression compiled with RE2/J: linear-time matching, bounded pattern size. Counted repetitions
+   * are bounded too: RE2/J expands them, so {@code ((a{1000}){1000}){1000}} would fill the heap while compiling.
+   */
   public static com.google.re2j.Pattern compile(String pattern) {
     if (pattern.length() > MAX_PATTERN_LENGTH) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "regular expression longer than " + MAX_PATTERN_LENGTH + " characters");
     }
+    String shown = pattern.length() > 200 ? pattern.substring(0, 200) + "…" : pattern;
+    if (expandedSize(pattern) > MAX_EXPANDED_SIZE) {
+      throw new QuiverException(ErrorCode.DATA_ERROR, "regular expression too large: '" + shown + "' repeats to more than "
+          + MAX_EXPANDED_SIZE + " elements");
+    }
     try {
       return com.google.re2j.Pattern.compile(pattern);
     } catch (com.google.re2j.PatternSyntaxException e) {
-      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid regular expression '" + pattern + "': " + e.getDescription());
+      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid regular expression '" + shown + "': " + e.getDescription());
+    } catch (StackOverflowError e) {
+      throw new QuiverException(ErrorCode.DATA_ERROR, "regular expression too complex to compile: '" + shown + "'");
     }
+  }
+
+  /** How many elements a pattern may have once its counted repetitions ({@code x{n,m}}) are expanded. */
+  public static final int MAX_EXPANDED_SIZE = 100_000;
+
+  /**
+   * An upper bound of a pattern's elements with every counted repetition expanded: an atom (a character, an
+   * escape, a class, a group) repeated {@code {n,m}} counts max(n, m) times, nested repetitions multiply.
+   */
+  static long expandedSize(String p) {
+    java.util.ArrayDeque<long[]> outer = new java.util.ArrayDeque<>();
+    long[] cur = {0, 0}; // elements so far in this group, and the last atom's
+    java.util.regex.Matcher repeat = java.util.regex.Pattern.compile("\\{(\\d{1,9})(,(\\d{0,9}))?}").matcher(p);
+    for (int i = 0; i < p.length(); i++) {
+      char c = p.charAt(i);
+      long atom = 1;
+      if (c == '\\') {
+        i++;
+      } else if (c == '[') {
+        int j = i + 1;
+        if (j < p.length() && p.charAt(j) == '^') j++;
+        if (j < p.length() && p.charAt(j) == ']') j++;
+        while (j < p.length() && p.charAt(j) != ']') j += p.charAt(j) == '\\' ? 2 : 1;
+        i = j;
+      } else if (c == '(') {
+        outer.push(cur);
+        cur = new long[] {0, 0};
+        continue;
+      } else if (c == ')') {
+        atom = cur[0] + 1;
+        cur = outer.isEmpty() ? new long[] {0, 0} : outer.pop();
+      } else if (c == '{' && repeat.region(i, p.length()).lookingAt()) {
+        long n = Long.parseLong(repeat.group(1));
+        long m = repeat.group(3) == null ? n : repeat.group(3).isEmpty() ? n + 1 : Long.parseLong(repeat.group(3));
+        long times = Math.max(1, Math.max(n, m));
+        cur[0] = Math.min(Long.MAX_VALUE / 4, cur[0] + Math.min(Long.MAX_VALUE / 4 / times, cur[1]) * (times - 1));
+        cur[1] = Math.min(Long.MAX_VALUE / 4, Math.min(Long.MAX_VALUE / 4 / times, cur[1]) * times);
+        i = repeat.end() - 1;
+        continue;
+      }
+      cur[0] = Math.min(Long.MAX_VALUE / 4, cur[0] + atom);
+      cur[1] = atom;
+    }
+    long total = cur[0];
+    while (!outer.isEmpty()) total = Math.min(Long.MAX_VALUE / 4, total + outer.pop()[0]);
+    return total;
   }
 
   private static ChronoUnit truncUnit(String unit) {

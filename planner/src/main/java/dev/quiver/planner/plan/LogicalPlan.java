@@ -226,11 +226,14 @@ public sealed interface LogicalPlan {
   record Union(List<LogicalPlan> inputs) implements LogicalPlan {
     public Union { inputs = List.copyOf(inputs); }
     public Schema schema() {
+      // each input's schema once: asking again per column is exponential in the depth of nested unions
+      List<List<Field>> schemas = new ArrayList<>();
+      for (LogicalPlan p : inputs) schemas.add(p.schema().getFields());
       List<Field> fields = new ArrayList<>();
-      List<Field> first = inputs.get(0).schema().getFields();
+      List<Field> first = schemas.get(0);
       for (int i = 0; i < first.size(); i++) {
         boolean n = false;
-        for (LogicalPlan p : inputs) n |= p.schema().getFields().get(i).isNullable();
+        for (List<Field> s : schemas) n |= s.get(i).isNullable();
         Field f = first.get(i);
         fields.add(n ? nullable(f) : f);
       }

@@ -72,6 +72,11 @@ public final class Analyzer {
   private final Parameters parameters;
   private final Names names = new Names();
   private final Deque<Map<String, WithItem<?>>> ctes = new ArrayDeque<>();
+  private final SqlLimits limits;
+  /** How deeply the expressions and subqueries being bound nest (see {@link SqlLimits#maxNestingDepth()}). */
+  private final int[] nesting = {0};
+  /** The relations the FROM clauses have joined so far (see {@link SqlLimits#maxRelations()}). */
+  private int relations;
   private int depth;
 
   public Analyzer(Catalog catalog, String sql) {
@@ -80,9 +85,20 @@ public final class Analyzer {
 
   /** An analyzer that binds {@code ?} through {@code parameters}. */
   public Analyzer(Catalog catalog, String sql, Parameters parameters) {
+    this(catalog, sql, parameters, SqlLimits.DEFAULT);
+  }
+
+  /** An analyzer that binds {@code ?} through {@code parameters} and keeps to {@code limits}. */
+  public Analyzer(Catalog catalog, String sql, Parameters parameters, SqlLimits limits) {
     this.catalog = catalog;
     this.sql = sql;
     this.parameters = parameters;
+    this.limits = limits;
+  }
+
+  private ExprBinder binder(Scope scope, boolean allowAggregates, List<AggregateCall> aggregates) {
+    return new ExprBinder(sql, scope, allowAggregates, aggregates).withParameters(parameters).withNames(names)
+        .withLimits(limits, nesting);
   }
 
   /** A planned relation: a plan whose fields carry internal names, and the names the query sees. */
@@ -112,8 +128,7 @@ public final class Analyzer {
       this.plan = plan;
     }
     ExprBinder binder(boolean allowAggregates, List<AggregateCall> aggregates) {
-      return new ExprBinder(sql, scope, allowAggregates, aggregates).withParameters(parameters).withNames(names)
-          .withSubqueries(sub -> scalarSubquery(sub, this));
+      return Analyzer.this.binder(scope, allowAggregates, aggregates).withSubqueries(sub -> scalarSubquery(sub, this));
     }
     void flush() {
       for (UnaryOperator<LogicalPlan> p : pending) plan = p.apply(plan);
@@ -151,7 +166,10 @@ public final class Analyzer {
   private Rel query(Select s, Scope outer, Correlation corr) {
     if (++depth > 64) throw new QuiverException(ErrorCode.INVALID_QUERY, "subqueries are nested more than 64 levels deep");
     boolean pushed = false;
+    // a subquery is a level of expression nesting too: its binders count on from here
+    nesting[0]++;
     try {
+      if (nesting[0] > limits.maxNestingDepth()) throw limits.tooDeep(sql, -1);
       if (s.getWithItemsList() != null && !s.getWithItemsList().isEmpty()) {
         Map<String, WithItem<?>> m = new LinkedHashMap<>();
         for (WithItem<?> w : s.getWithItemsList()) {
@@ -180,6 +198,7 @@ public final class Analyzer {
     } finally {
       if (pushed) ctes.pop();
       depth--;
+      nesting[0]--;
     }
   }
 
@@ -195,7 +214,7 @@ public final class Analyzer {
         int index = -1;
         Expression e = o.getExpression();
         if (e instanceof LongValue l) {
-          index = (int) l.getValue() - 1;
+          index = position(l) - 1;
         } else if (e instanceof net.sf.jsqlparser.schema.Column c) {
           for (int i = 0; i < r.visible().size(); i++) {
             if (r.visible().get(i).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) index = i;
@@ -210,6 +229,12 @@ public final class Analyzer {
       plan = new LogicalPlan.Sort(plan, keys, lo[0] < 0 ? -1 : saturatedAdd(lo[0], lo[1]));
     }
     return new Rel(limit(plan, lo), r.visible());
+  }
+
+  /** An ORDER BY / GROUP BY output position, or 0 when it is beyond any select list. */
+  private static int position(LongValue l) {
+    java.math.BigInteger v = l.getBigIntegerValue();
+    return v.bitLength() < 32 ? v.intValue() : 0;
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -253,43 +278,90 @@ public final class Analyzer {
 
   private Rel setOperation(SetOperationList so, Scope outer) {
     List<Select> selects = so.getSelects();
+    // INTERSECT and EXCEPT nest their plans (a chain of UNIONs does not): bound the depth like expressions'
+    long nesting = so.getOperations().stream().filter(o -> !(o instanceof UnionOp)).count();
+    if (nesting > limits.maxNestingDepth()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "more than " + limits.maxNestingDepth()
+          + " INTERSECT and EXCEPT operations in one query (limit " + limits.maxNestingDepth() + ")");
+    }
     Rel acc = query(selects.get(0), outer);
-    for (int i = 1; i < selects.size(); i++) {
-      SetOperation op = so.getOperations().get(i - 1);
-      Rel right = query(selects.get(i), outer);
-      acc = combine(acc, right, op);
+    int i = 1;
+    while (i < selects.size()) {
+      if (!(so.getOperations().get(i - 1) instanceof UnionOp)) {
+        acc = combine(acc, query(selects.get(i), outer), so.getOperations().get(i - 1));
+        i++;
+        continue;
+      }
+      // a run of UNIONs becomes one n-ary Union, typed once: a tree as deep as the chain is long would be
+      // walked recursively by every rule, and typing it pair by pair is quadratic in its length
+      List<Rel> run = new ArrayList<>(List.of(acc));
+      List<Boolean> all = new ArrayList<>();
+      for (; i < selects.size() && so.getOperations().get(i - 1) instanceof UnionOp u; i++) {
+        run.add(query(selects.get(i), outer));
+        all.add(u.isAll());
+      }
+      acc = union(run, all);
     }
     return acc;
   }
 
-  private Rel combine(Rel left, Rel right, SetOperation op) {
-    List<Field> lf = left.plan().schema().getFields();
-    List<Field> rf = right.plan().schema().getFields();
-    String name = op.toString().trim().toUpperCase(Locale.ROOT);
+  /** The column types two sides of a set operation meet at (NULL when both are untyped NULL). */
+  private static List<ArrowType> setOperationTypes(List<ArrowType> lf, List<Field> rf, String name) {
     if (lf.size() != rf.size()) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "each " + name + " query must have the same number of columns ("
           + lf.size() + " and " + rf.size() + ")");
     }
     List<ArrowType> types = new ArrayList<>();
     for (int i = 0; i < lf.size(); i++) {
-      ArrowType t = SqlTypes.isNull(lf.get(i).getType()) ? rf.get(i).getType()
-          : SqlTypes.isNull(rf.get(i).getType()) ? lf.get(i).getType()
-          : SqlTypes.comparisonCommon(lf.get(i).getType(), rf.get(i).getType());
+      ArrowType l = lf.get(i);
+      ArrowType r = rf.get(i).getType();
+      ArrowType t = SqlTypes.isNull(l) ? r : SqlTypes.isNull(r) ? l : SqlTypes.comparisonCommon(l, r);
       if (t == null) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, name + " column " + (i + 1) + " has types "
-            + SqlTypes.sqlName(lf.get(i).getType()) + " and " + SqlTypes.sqlName(rf.get(i).getType()) + ", which do not match");
+            + SqlTypes.sqlName(l) + " and " + SqlTypes.sqlName(r) + ", which do not match");
       }
-      if (SqlTypes.isNull(t)) t = SqlTypes.INTEGER;
       types.add(t);
     }
+    return types;
+  }
+
+  private static List<ArrowType> typesOf(List<Field> fields) {
+    return fields.stream().map(Field::getType).toList();
+  }
+
+  private static List<ArrowType> typedNulls(List<ArrowType> types) {
+    return types.stream().map(t -> SqlTypes.isNull(t) ? SqlTypes.INTEGER : t).toList();
+  }
+
+  /**
+   * {@code rels[0] UNION [ALL] rels[1] UNION [ALL] …} (left to right; {@code all.get(k)} is the operation
+   * before {@code rels[k + 1]}): everything up to the last UNION without ALL is one DISTINCT Union, the rest
+   * is appended to it.
+   */
+  private Rel union(List<Rel> rels, List<Boolean> all) {
+    List<ArrowType> types = typesOf(rels.get(0).plan().schema().getFields());
+    for (int k = 1; k < rels.size(); k++) {
+      types = setOperationTypes(types, rels.get(k).plan().schema().getFields(), all.get(k - 1) ? "UNION ALL" : "UNION");
+    }
+    List<ArrowType> target = typedNulls(types);
+    int lastDistinct = all.lastIndexOf(false) + 1; // rels[0..lastDistinct] are under a DISTINCT
+    List<LogicalPlan> inputs = new ArrayList<>();
+    for (int k = 0; k < rels.size(); k++) {
+      inputs.add(castTo(rels.get(k).plan(), target));
+      if (k == lastDistinct && k > 0) {
+        LogicalPlan head = distinct(new LogicalPlan.Union(inputs));
+        inputs = new ArrayList<>(List.of(head));
+      }
+    }
+    return new Rel(inputs.size() == 1 ? inputs.get(0) : new LogicalPlan.Union(inputs), rels.get(0).visible());
+  }
+
+  private Rel combine(Rel left, Rel right, SetOperation op) {
+    String name = op.toString().trim().toUpperCase(Locale.ROOT);
+    List<ArrowType> types = typedNulls(setOperationTypes(typesOf(left.plan().schema().getFields()),
+        right.plan().schema().getFields(), name));
     LogicalPlan l = castTo(left.plan(), types);
     LogicalPlan r = castTo(right.plan(), types);
-    boolean all;
-    if (op instanceof UnionOp u) {
-      all = u.isAll();
-      LogicalPlan union = new LogicalPlan.Union(List.of(l, r));
-      return new Rel(all ? union : distinct(union), left.visible());
-    }
     boolean except = op instanceof ExceptOp || op instanceof MinusOp;
     if (!except && !(op instanceof IntersectOp)) throw QuiverException.unsupported(name);
     if (op.toString().toUpperCase(Locale.ROOT).contains("ALL")) throw QuiverException.unsupported(name);
@@ -331,7 +403,7 @@ public final class Analyzer {
     if (rows.isEmpty()) throw new QuiverException(ErrorCode.INVALID_QUERY, "VALUES needs at least one row");
     int width = rows.get(0).size();
     List<List<Expr>> bound = new ArrayList<>();
-    ExprBinder binder = new ExprBinder(sql, Scope.none(), false, List.of()).withParameters(parameters).withNames(names);
+    ExprBinder binder = binder(Scope.none(), false, List.of());
     for (List<Expression> row : rows) {
       if (row.size() != width) throw new QuiverException(ErrorCode.INVALID_QUERY, "VALUES rows must all have "
           + width + " values: " + row);
@@ -384,7 +456,7 @@ public final class Analyzer {
       List<Expr> conds = new ArrayList<>();
       if (j.getOnExpressions() != null) {
         for (Expression on : j.getOnExpressions()) {
-          ExprBinder b = new ExprBinder(sql, scope, false, List.of()).withParameters(parameters).withNames(names);
+          ExprBinder b = binder(scope, false, List.of());
           conds.add(ExprBinder.settleParameters(b.bindPredicate(on)));
         }
       }
@@ -418,6 +490,10 @@ public final class Analyzer {
   }
 
   private From fromItem(FromItem item, Scope outer) {
+    if (!(item instanceof ParenthesedFromItem) && ++relations > limits.maxRelations()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement joins more than " + limits.maxRelations()
+          + " tables and subqueries (limit " + limits.maxRelations() + ")");
+    }
     String alias = item.getAlias() == null ? null : ExprBinder.unquote(item.getAlias().getName());
     if (item instanceof Table t) {
       WithItem<?> cte = t.getSchemaName() == null ? cte(ExprBinder.unquote(t.getName())) : null;
@@ -547,7 +623,7 @@ public final class Analyzer {
         && (database == null || database.equalsIgnoreCase(CATALOG));
     ParquetTable table = qualifiedOk ? catalog.table(name) : null;
     if (table == null) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "table " + t.getFullyQualifiedName() + " does not exist"
+      throw new QuiverException(ErrorCode.NOT_FOUND, "table " + SqlPositions.snippet(t.getFullyQualifiedName()) + " does not exist"
           + at(name));
     }
     return table;
@@ -616,7 +692,7 @@ public final class Analyzer {
               found = true;
             }
           }
-          if (!found) throw new QuiverException(ErrorCode.NOT_FOUND, "table or alias " + q + " is not in the FROM clause" + at(q));
+          if (!found) throw new QuiverException(ErrorCode.NOT_FOUND, "table or alias " + SqlPositions.snippet(q) + " is not in the FROM clause" + at(q));
         } else {
           if (b.scope.entries().isEmpty()) throw new QuiverException(ErrorCode.INVALID_QUERY, "SELECT * with no FROM clause");
           cols.addAll(b.scope.columns());
@@ -639,7 +715,7 @@ public final class Analyzer {
       Expr bound = ExprBinder.settleParameters(binder.bind(e));
       items.add(bound);
       String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
-          : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : e.toString();
+          : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : columnName(e);
       visible.add(name);
     }
     Expr having = null;
@@ -655,7 +731,7 @@ public final class Analyzer {
     for (OrderByElement o : order) {
       Expression e = o.getExpression();
       if (e instanceof LongValue l) {
-        int k = (int) l.getValue();
+        int k = position(l);
         if (k < 1 || k > items.size()) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, "ORDER BY position " + k + " is not in the select list" + at(e.toString()));
         }
@@ -690,7 +766,7 @@ public final class Analyzer {
         for (Object o : gl) {
           Expression e = (Expression) o;
           if (e instanceof LongValue l) {
-            int k = (int) l.getValue();
+            int k = position(l);
             if (k < 1 || k > items.size()) {
               throw new QuiverException(ErrorCode.INVALID_QUERY, "GROUP BY position " + k + " is not in the select list" + at(e.toString()));
             }
@@ -903,8 +979,29 @@ public final class Analyzer {
     return changed ? e.withChildren(next) : e;
   }
 
+  /**
+   * The name of an unaliased select item: its SQL text. JSqlParser prints recursively, in time quadratic in a
+   * chain's length: a long AND / OR / arithmetic chain is named {@code ?column?} instead (as PostgreSQL does).
+   */
+  private static String columnName(Expression e) {
+    int spine = 0;
+    for (Expression x = e; x instanceof net.sf.jsqlparser.expression.BinaryExpression b; x = b.getLeftExpression()) {
+      if (++spine > 100) return "?column?";
+    }
+    try {
+      return e.toString();
+    } catch (StackOverflowError tooDeep) {
+      return "?column?";
+    }
+  }
+
   private static boolean hasAggregate(PlainSelect ps) {
-    String text = ps.getSelectItems().toString().toLowerCase(Locale.ROOT);
+    String text;
+    try {
+      text = ps.getSelectItems().toString().toLowerCase(Locale.ROOT);
+    } catch (StackOverflowError tooDeep) {
+      return true;
+    }
     return text.matches("(?s).*\\b(count|sum|avg|min|max|bool_and|bool_or|every|stddev\\w*|var\\w*|variance)\\s*\\(.*");
   }
 

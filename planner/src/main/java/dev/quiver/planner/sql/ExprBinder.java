@@ -73,6 +73,9 @@ public final class ExprBinder {
   private Parameters parameters;
   private Names names;
   private Subqueries subqueries;
+  private SqlLimits limits = SqlLimits.DEFAULT;
+  /** The nesting depth of expressions being bound, shared by the binders of one statement. */
+  private int[] depth = {0};
 
   /** Plans subqueries met inside expressions (scalar subqueries); without it they are unsupported. */
   interface Subqueries {
@@ -83,6 +86,13 @@ public final class ExprBinder {
   /** Names aggregate outputs uniquely in the statement. */
   ExprBinder withNames(Names n) {
     this.names = n;
+    return this;
+  }
+
+  /** Binds within {@code l}, counting nesting in {@code sharedDepth} (one per statement, across subqueries). */
+  ExprBinder withLimits(SqlLimits l, int[] sharedDepth) {
+    this.limits = l;
+    this.depth = sharedDepth;
     return this;
   }
 
@@ -127,7 +137,7 @@ public final class ExprBinder {
     if (SqlTypes.isNull(b.type())) return coerce(b, SqlTypes.BOOLEAN);
     if (!SqlTypes.isBoolean(b.type())) {
       throw new QuiverException(ErrorCode.INVALID_QUERY,
-          "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(b.type()) + ": " + e);
+          "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(b.type()) + ": " + SqlPositions.snippet(e));
     }
     return b;
   }
@@ -147,6 +157,17 @@ public final class ExprBinder {
 
   Expr bind(Expression e) {
     if (e instanceof ParenthesedExpressionList<?> p && p.size() == 1) return bind(p.get(0));
+    // every walk of the bound tree recurses: bound its depth before one of them overflows the stack
+    if (depth[0] >= limits.maxNestingDepth()) throw limits.tooDeep(sql, -1);
+    depth[0]++;
+    try {
+      return bindNode(e);
+    } finally {
+      depth[0]--;
+    }
+  }
+
+  private Expr bindNode(Expression e) {
     if (e instanceof Column c) return column(c);
     if (e instanceof LongValue l) return integer(l.getBigIntegerValue());
     if (e instanceof DoubleValue d) return decimalLiteral(d.toString());
@@ -177,11 +198,11 @@ public final class ExprBinder {
     if (e instanceof LikeExpression l) return like(l);
     if (e instanceof ExtractExpression x) {
       return call("date_part", List.of(new Expr.Literal(x.getName().toLowerCase(Locale.ROOT), SqlTypes.VARCHAR),
-          bind(x.getExpression())), x.toString());
+          bind(x.getExpression())), x);
     }
     if (e instanceof TimeKeyExpression t) return timeKey(t);
     if (e instanceof CaseExpression c) return caseWhen(c);
-    if (e instanceof Concat c) return call("concat_op", List.of(bind(c.getLeftExpression()), bind(c.getRightExpression())), c.toString());
+    if (e instanceof Concat c) return call("concat_op", List.of(bind(c.getLeftExpression()), bind(c.getRightExpression())), c);
     if (e instanceof IsBooleanExpression b) {
       // x IS [NOT] TRUE/FALSE is null-safe equality with the boolean
       Expr x = bool(b.getLeftExpression(), "IS " + (b.isTrue() ? "TRUE" : "FALSE"));
@@ -199,10 +220,10 @@ public final class ExprBinder {
       return subqueries.scalar(sub);
     }
     if (e instanceof net.sf.jsqlparser.expression.operators.relational.ExistsExpression x) {
-      throw QuiverException.unsupported("EXISTS other than as an AND-term of WHERE: " + x);
+      throw QuiverException.unsupported("EXISTS other than as an AND-term of WHERE: " + SqlPositions.snippet(x));
     }
     if (e instanceof net.sf.jsqlparser.expression.IntervalExpression iv) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "an INTERVAL can only be added to or subtracted from a DATE or TIMESTAMP: " + iv);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "an INTERVAL can only be added to or subtracted from a DATE or TIMESTAMP: " + SqlPositions.snippet(iv));
     }
     throw QuiverException.unsupported(describe(e));
   }
@@ -229,7 +250,7 @@ public final class ExprBinder {
 
   private static String describe(Expression e) {
     String kind = e.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT);
-    return "the expression '" + e + "' (" + kind + ")";
+    return "the expression '" + SqlPositions.snippet(e) + "' (" + kind + ")";
   }
 
   private Expr column(Column c) {
@@ -255,7 +276,7 @@ public final class ExprBinder {
     if (v.bitLength() < 64) return new Expr.Literal(v.longValue(), SqlTypes.BIGINT);
     BigDecimal d = new BigDecimal(v);
     if (d.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "integer literal " + v + " is too large");
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "integer literal " + SqlPositions.snippet(v) + " is too large");
     }
     return new Expr.Literal(d, SqlTypes.decimal(d.precision(), 0));
   }
@@ -314,7 +335,7 @@ public final class ExprBinder {
     if (SqlTypes.isNull(b.type())) return coerce(b, SqlTypes.BOOLEAN);
     if (!SqlTypes.isBoolean(b.type())) {
       throw new QuiverException(ErrorCode.INVALID_QUERY,
-          "argument of " + op + " must be BOOLEAN, not " + SqlTypes.sqlName(b.type()) + ": " + e);
+          "argument of " + op + " must be BOOLEAN, not " + SqlTypes.sqlName(b.type()) + ": " + SqlPositions.snippet(e));
     }
     return b;
   }
@@ -347,7 +368,7 @@ public final class ExprBinder {
     }
     if (!SqlTypes.isNumeric(l.type()) || !SqlTypes.isNumeric(r.type())) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "operator " + op.symbol + " is not defined for "
-          + SqlTypes.sqlName(l.type()) + " and " + SqlTypes.sqlName(r.type()) + ": " + b);
+          + SqlTypes.sqlName(l.type()) + " and " + SqlTypes.sqlName(r.type()) + ": " + SqlPositions.snippet(b));
     }
     ArrowType common = SqlTypes.numericCommon(l.type(), r.type());
     if (common instanceof ArrowType.Decimal) {
@@ -384,16 +405,16 @@ public final class ExprBinder {
   private Expr interval(Expr t, net.sf.jsqlparser.expression.IntervalExpression iv, boolean subtract, BinaryExpression b) {
     if (!SqlTypes.isTemporal(t.type())) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "an INTERVAL can only be added to or subtracted from a DATE or "
-          + "TIMESTAMP, not " + SqlTypes.sqlName(t.type()) + ": " + b);
+          + "TIMESTAMP, not " + SqlTypes.sqlName(t.type()) + ": " + SqlPositions.snippet(b));
     }
     String text = iv.getParameter();
     String unit = iv.getIntervalType();
     if (text == null && iv.getExpression() != null) text = iv.getExpression().toString();
-    if (text == null) throw QuiverException.unsupported("the interval " + iv);
+    if (text == null) throw QuiverException.unsupported("the interval " + SqlPositions.snippet(iv));
     text = text.replace("'", "").trim();
     if (unit == null) {
       String[] parts = text.split("\\s+");
-      if (parts.length != 2) throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot read the interval " + iv);
+      if (parts.length != 2) throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot read the interval " + SqlPositions.snippet(iv));
       text = parts[0];
       unit = parts[1];
     }
@@ -401,7 +422,7 @@ public final class ExprBinder {
     try {
       n = Long.parseLong(text);
     } catch (NumberFormatException e) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "the interval amount must be an integer: " + iv);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the interval amount must be an integer: " + SqlPositions.snippet(iv));
     }
     if (subtract) n = -n;
     String u = unit.toUpperCase(Locale.ROOT);
@@ -417,18 +438,18 @@ public final class ExprBinder {
         case "HOUR" -> micros = Math.multiplyExact(n, 3_600_000_000L);
         case "MINUTE" -> micros = Math.multiplyExact(n, 60_000_000L);
         case "SECOND" -> micros = Math.multiplyExact(n, 1_000_000L);
-        default -> throw QuiverException.unsupported("the interval unit " + unit + " in " + iv);
+        default -> throw QuiverException.unsupported("the interval unit " + unit + " in " + SqlPositions.snippet(iv));
       }
     } catch (ArithmeticException e) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "the interval is out of range: " + iv);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the interval is out of range: " + SqlPositions.snippet(iv));
     }
     if (t.type() instanceof ArrowType.Date && micros % 86_400_000_000L != 0) t = coerce(t, SqlTypes.TIMESTAMP);
     return call("add_interval", List.of(t, new Expr.Literal(months, SqlTypes.BIGINT), new Expr.Literal(micros, SqlTypes.BIGINT)),
-        b.toString());
+        b);
   }
 
   private Expr comparison(CmpOp op, BinaryExpression b) {
-    return compare(op, bind(b.getLeftExpression()), bind(b.getRightExpression()), b.toString());
+    return compare(op, bind(b.getLeftExpression()), bind(b.getRightExpression()), b);
   }
 
   /** A parameter compared with {@code other} becomes a literal of its wire type; anything else stays. */
@@ -439,7 +460,7 @@ public final class ExprBinder {
     return e;
   }
 
-  private Expr compare(CmpOp op, Expr l0, Expr r0, String text) {
+  private Expr compare(CmpOp op, Expr l0, Expr r0, Object text) {
     Expr l = materialize(l0, r0);
     Expr r = materialize(r0, l);
     ArrowType t = meet(l, r, text);
@@ -447,7 +468,7 @@ public final class ExprBinder {
   }
 
   /** The type two compared operands are coerced to. */
-  private ArrowType meet(Expr l, Expr r, String text) {
+  private ArrowType meet(Expr l, Expr r, Object text) {
     if (constantsTakeOtherSideType) {
       boolean lc = isConstant(l);
       boolean rc = isConstant(r);
@@ -461,11 +482,11 @@ public final class ExprBinder {
     return SqlTypes.isNull(constant.type()) || SqlTypes.comparisonCommon(constant.type(), t) != null;
   }
 
-  private static ArrowType commonOrFail(ArrowType a, ArrowType b, String text) {
+  private static ArrowType commonOrFail(ArrowType a, ArrowType b, Object text) {
     ArrowType t = SqlTypes.comparisonCommon(a, b);
     if (t == null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY,
-          "cannot compare " + SqlTypes.sqlName(a) + " with " + SqlTypes.sqlName(b) + ": " + text);
+          "cannot compare " + SqlTypes.sqlName(a) + " with " + SqlTypes.sqlName(b) + ": " + SqlPositions.snippet(text));
     }
     return SqlTypes.isNull(t) ? SqlTypes.BOOLEAN : t;
   }
@@ -485,7 +506,11 @@ public final class ExprBinder {
       return bind(right);
     }
     if (!(right instanceof ExpressionList<?> list)) {
-      throw QuiverException.unsupported("IN (subquery) other than as an AND-term of WHERE: " + in);
+      throw QuiverException.unsupported("IN (subquery) other than as an AND-term of WHERE: " + SqlPositions.snippet(in));
+    }
+    if (list.size() > limits.maxInListItems()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "an IN list of " + list.size() + " items is over the limit of "
+          + limits.maxInListItems() + " items" + SqlPositions.suffix(sql, "IN"));
     }
     Expr bound = bind(in.getLeftExpression());
     List<Expr> raw = new ArrayList<>();
@@ -498,7 +523,7 @@ public final class ExprBinder {
     boolean adopt = constantsTakeOtherSideType && !isConstant(value)
         && items.stream().allMatch(i -> isConstant(i) && castableTo(i, value.type()));
     if (!adopt) {
-      for (Expr item : items) t = commonOrFail(t, item.type(), in.toString());
+      for (Expr item : items) t = commonOrFail(t, item.type(), in);
     }
     List<Expr> coerced = new ArrayList<>();
     for (Expr item : items) coerced.add(coerce(item, t));
@@ -509,7 +534,7 @@ public final class ExprBinder {
     Expr v = bind(b.getLeftExpression());
     Expr lo = bind(b.getBetweenExpressionStart());
     Expr hi = bind(b.getBetweenExpressionEnd());
-    Expr both = new Expr.And(compare(CmpOp.GE, v, lo, b.toString()), compare(CmpOp.LE, v, hi, b.toString()));
+    Expr both = new Expr.And(compare(CmpOp.GE, v, lo, b), compare(CmpOp.LE, v, hi, b));
     return b.isNot() ? new Expr.Not(both) : both;
   }
 
@@ -520,7 +545,7 @@ public final class ExprBinder {
         c.getColDataType().getArgumentsStringList() == null ? List.of() : c.getColDataType().getArgumentsStringList());
     if (!Casts.castable(input.type(), target)) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot cast " + SqlTypes.sqlName(input.type()) + " to "
-          + SqlTypes.sqlName(target) + ": " + c);
+          + SqlTypes.sqlName(target) + ": " + SqlPositions.snippet(c));
     }
     boolean safe = c.keyword != null && c.keyword.equalsIgnoreCase("TRY_CAST");
     return new Expr.Cast(input, target, safe);
@@ -555,7 +580,7 @@ public final class ExprBinder {
     Expr r0 = bind(d.getRightExpression());
     Expr l = materialize(l0, r0);
     Expr r = materialize(r0, l);
-    ArrowType t = meet(l, r, d.toString());
+    ArrowType t = meet(l, r, d);
     return new Expr.DistinctFrom(coerce(l, t), coerce(r, t), d.isNot());
   }
 
@@ -567,7 +592,7 @@ public final class ExprBinder {
     Expr pattern = bind(l.getRightExpression());
     for (Expr x : List.of(input, pattern)) {
       if (!SqlTypes.isString(x.type()) && !SqlTypes.isNull(x.type())) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, kw + " is not defined for " + SqlTypes.sqlName(x.type()) + ": " + l);
+        throw new QuiverException(ErrorCode.INVALID_QUERY, kw + " is not defined for " + SqlTypes.sqlName(x.type()) + ": " + SqlPositions.snippet(l));
       }
     }
     return new Expr.Like(coerce(input, SqlTypes.VARCHAR), coerce(pattern, SqlTypes.VARCHAR), kw.equals("ILIKE"), l.isNot());
@@ -583,14 +608,15 @@ public final class ExprBinder {
   }
 
   /** A call of a registered scalar function, with its arguments coerced as the function types them. */
-  Expr call(String name, List<Expr> args, String text) {
+  Expr call(String name, List<Expr> args, Object text) {
     dev.quiver.planner.kernel.Functions.Def def = dev.quiver.planner.kernel.Functions.lookup(name);
     if (def == null) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + name + " does not exist" + SqlPositions.suffix(sql, name));
+      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + SqlPositions.snippet(name) + " does not exist" + SqlPositions.suffix(sql, name));
     }
     if (args.size() < def.minArgs() || args.size() > def.maxArgs()) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes "
-          + (def.minArgs() == def.maxArgs() ? def.minArgs() : def.minArgs() + ".." + def.maxArgs()) + " arguments: " + text);
+          + (def.minArgs() == def.maxArgs() ? def.minArgs() : def.minArgs() + ".." + def.maxArgs()) + " arguments: "
+          + SqlPositions.snippet(text));
     }
     List<Expr> coerced = new ArrayList<>(args);
     switch (def.name()) {
@@ -606,7 +632,7 @@ public final class ExprBinder {
         coerced.set(0, coerce(coerced.get(0), SqlTypes.VARCHAR));
         if (!SqlTypes.isTemporal(coerced.get(1).type())) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " needs a DATE or TIMESTAMP, not "
-              + SqlTypes.sqlName(coerced.get(1).type()) + ": " + text);
+              + SqlTypes.sqlName(coerced.get(1).type()) + ": " + SqlPositions.snippet(text));
         }
       }
       case "coalesce", "nullif" -> {
@@ -636,13 +662,13 @@ public final class ExprBinder {
       if (subject == null) {
         conditions.add(bool(w.getWhenExpression(), "CASE WHEN"));
       } else {
-        conditions.add(compare(CmpOp.EQ, subject, bind(w.getWhenExpression()), c.toString()));
+        conditions.add(compare(CmpOp.EQ, subject, bind(w.getWhenExpression()), c));
       }
       results.add(bind(w.getThenExpression()));
     }
     Expr otherwise = c.getElseExpression() == null ? Expr.Literal.nullOf(SqlTypes.NULL) : bind(c.getElseExpression());
     ArrowType t = otherwise.type();
-    for (Expr r : results) t = commonOrFail(t, r.type(), c.toString());
+    for (Expr r : results) t = commonOrFail(t, r.type(), c);
     if (SqlTypes.isNull(t)) t = SqlTypes.BOOLEAN;
     List<Expr.When> whens = new ArrayList<>();
     for (int i = 0; i < conditions.size(); i++) whens.add(new Expr.When(conditions.get(i), coerce(results.get(i), t)));
@@ -667,12 +693,12 @@ public final class ExprBinder {
         List<String> kw = new ArrayList<>();
         for (Object n : f.getNamedParameters().getNames()) kw.add(n == null ? "" : n.toString().toLowerCase(Locale.ROOT));
         for (Object x : f.getNamedParameters().getExpressions()) args.add(bind((Expression) x));
-        if (name.equals("position") && kw.equals(List.of("", "in"))) return call("strpos", List.of(args.get(1), args.get(0)), f.toString());
+        if (name.equals("position") && kw.equals(List.of("", "in"))) return call("strpos", List.of(args.get(1), args.get(0)), f);
         boolean substringForm = (name.equals("substring") || name.equals("substr"))
             && (kw.equals(List.of("", "from")) || kw.equals(List.of("", "from", "for")));
-        if (!substringForm) throw QuiverException.unsupported("the call " + f);
+        if (!substringForm) throw QuiverException.unsupported("the call " + SqlPositions.snippet(f));
       }
-      if (name.equals("position") && args.size() == 2) return call("strpos", List.of(args.get(1), args.get(0)), f.toString());
+      if (name.equals("position") && args.size() == 2) return call("strpos", List.of(args.get(1), args.get(0)), f);
       String n = switch (name) {
         case "current_timestamp" -> "now";
         case "datepart" -> "date_part";
@@ -683,17 +709,17 @@ public final class ExprBinder {
       };
       if (n.equals("concat_op") && args.size() != 2) {
         Expr acc = args.isEmpty() ? new Expr.Literal("", SqlTypes.VARCHAR) : args.get(0);
-        for (int i = 1; i < args.size(); i++) acc = call("concat_op", List.of(acc, args.get(i)), f.toString());
+        for (int i = 1; i < args.size(); i++) acc = call("concat_op", List.of(acc, args.get(i)), f);
         return acc;
       }
-      return call(n, args, f.toString());
+      return call(n, args, f);
     }
     if (!allowAggregates) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function " + name + " is not allowed here"
           + SqlPositions.suffix(sql, f.getName()));
     }
     if (insideAggregate) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: " + f);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: " + SqlPositions.snippet(f));
     }
     Expr arg = null;
     boolean star = f.isAllColumns()
@@ -703,7 +729,7 @@ public final class ExprBinder {
       if (agg != AggFunc.COUNT) throw new QuiverException(ErrorCode.INVALID_QUERY, name + "(*) is not valid; only count(*) is");
     } else {
       if (f.getParameters() == null || f.getParameters().size() != 1) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes exactly one argument: " + f);
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes exactly one argument: " + SqlPositions.snippet(f));
       }
       insideAggregate = true;
       try {
@@ -715,7 +741,7 @@ public final class ExprBinder {
     ArrowType type = aggregateType(agg, arg, f);
     if (arg != null && agg != AggFunc.COUNT && SqlTypes.isNull(arg.type())) arg = coerce(arg, type);
     boolean distinct = f.isDistinct() && agg != AggFunc.MIN && agg != AggFunc.MAX;
-    if (f.isDistinct() && star) throw new QuiverException(ErrorCode.INVALID_QUERY, "count(DISTINCT *) is not valid: " + f);
+    if (f.isDistinct() && star) throw new QuiverException(ErrorCode.INVALID_QUERY, "count(DISTINCT *) is not valid: " + SqlPositions.snippet(f));
     AggregateCall call = new AggregateCall(agg, arg, type, null, distinct);
     for (AggregateCall existing : aggregates) {
       if (existing.func() == agg && java.util.Objects.equals(existing.arg(), arg) && existing.distinct() == distinct) {
@@ -753,6 +779,6 @@ public final class ExprBinder {
         if (!(t instanceof ArrowType.Binary)) return t;
     }
     throw new QuiverException(ErrorCode.INVALID_QUERY,
-        "function " + agg.name().toLowerCase(Locale.ROOT) + " is not defined for " + SqlTypes.sqlName(t) + ": " + f);
+        "function " + agg.name().toLowerCase(Locale.ROOT) + " is not defined for " + SqlTypes.sqlName(t) + ": " + SqlPositions.snippet(f));
   }
 }

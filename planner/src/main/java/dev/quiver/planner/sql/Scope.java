@@ -105,14 +105,14 @@ public final class Scope {
     }
     if (entries.isEmpty() && outer == null) {
       throw new QuiverException(ErrorCode.NOT_FOUND,
-          "column " + name + " does not exist (the query has no FROM clause)" + SqlPositions.suffix(sql, name));
+          "column " + SqlPositions.snippet(name) + " does not exist (the query has no FROM clause)" + SqlPositions.suffix(sql, name));
     }
     if (q != null && !hasQualifier(q)) {
       throw new QuiverException(ErrorCode.NOT_FOUND,
-          "table or alias " + q + " is not in the FROM clause" + SqlPositions.suffix(sql, q));
+          "table or alias " + SqlPositions.snippet(q) + " is not in the FROM clause" + SqlPositions.suffix(sql, q));
     }
     String where = entries.size() == 1 ? " in table " + entries.get(0).table() : "";
-    throw new QuiverException(ErrorCode.NOT_FOUND, "column " + (q == null ? "" : q + ".") + name + " does not exist"
+    throw new QuiverException(ErrorCode.NOT_FOUND, "column " + SqlPositions.snippet((q == null ? "" : q + ".") + name) + " does not exist"
         + where + SqlPositions.suffix(sql, name));
   }
 
@@ -130,7 +130,7 @@ public final class Scope {
       for (Column c : e.columns()) {
         if (!c.name().equalsIgnoreCase(name)) continue;
         if (found != null && !found.internal().equals(c.internal())) {
-          throw new QuiverException(ErrorCode.INVALID_QUERY, "column reference " + name + " is ambiguous"
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "column reference " + SqlPositions.snippet(name) + " is ambiguous"
               + SqlPositions.suffix(sql, name));
         }
         found = c;

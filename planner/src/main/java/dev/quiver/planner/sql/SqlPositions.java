@@ -44,6 +44,22 @@ public final class SqlPositions {
     return p == null ? "" : " at " + p;
   }
 
+  /** The SQL text of {@code node} for an error message, cut to {@link #SNIPPET} characters. */
+  public static String snippet(Object node) {
+    String s;
+    try {
+      s = String.valueOf(node);
+    } catch (StackOverflowError tooDeep) { // JSqlParser prints its trees recursively
+      return "(an expression too deeply nested to print)";
+    }
+    if (s.length() <= SNIPPET) return s;
+    int end = Character.isHighSurrogate(s.charAt(SNIPPET - 1)) ? SNIPPET - 1 : SNIPPET;
+    return s.substring(0, end) + "… (" + s.length() + " characters)";
+  }
+
+  /** How much of a statement's text an error message quotes. */
+  public static final int SNIPPET = 200;
+
   private static boolean isWordChar(char c) {
     return Character.isLetterOrDigit(c) || c == '_' || c == '"';
   }

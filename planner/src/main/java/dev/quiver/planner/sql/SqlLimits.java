@@ -1,0 +1,114 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Limits that keep hostile SQL from exhausting the server, each failing the statement with a clear
+ * INVALID_QUERY error: the statement's size in UTF-8 bytes; how deeply expressions nest (parentheses and
+ * CASE in the text, checked before parsing because JSqlParser's time and stack grow with the nesting; and
+ * the bound expression tree, so that no recursive walk of it overflows the stack); the items of one IN
+ * list; the relations (tables, derived tables, CTE references) the FROM clauses of a statement join, since
+ * join ordering is superlinear in them; and how long parsing may take ({@code parseMillis} plus {@code
+ * parseMillisPerMiB} for each MiB of text: JSqlParser can take exponential time on a few hundred characters
+ * of odd SQL).
+ */
+public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInListItems, int maxRelations,
+    long parseMillis, long parseMillisPerMiB) {
+  public static final long DEFAULT_MAX_STATEMENT_BYTES = 1L << 20;
+  public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
+  public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
+  public static final int DEFAULT_MAX_RELATIONS = 64;
+  public static final SqlLimits DEFAULT = new SqlLimits(DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_MAX_NESTING_DEPTH,
+      DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, 2_000, 10_000);
+
+  public SqlLimits {
+    if (maxStatementBytes <= 0 || maxNestingDepth <= 0 || maxInListItems <= 0 || maxRelations <= 0 || parseMillis <= 0
+        || parseMillisPerMiB < 0) {
+      throw new IllegalArgumentException("SQL limits must be positive");
+    }
+  }
+
+  public SqlLimits withMaxStatementBytes(long bytes) {
+    return new SqlLimits(bytes, maxNestingDepth, maxInListItems, maxRelations, parseMillis, parseMillisPerMiB);
+  }
+
+  public SqlLimits withMaxNestingDepth(int depth) {
+    return new SqlLimits(maxStatementBytes, depth, maxInListItems, maxRelations, parseMillis, parseMillisPerMiB);
+  }
+
+  public SqlLimits withMaxInListItems(int items) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, items, maxRelations, parseMillis, parseMillisPerMiB);
+  }
+
+  /** Parsing may take {@code millis} plus {@link #parseMillisPerMiB} per MiB of text. */
+  public SqlLimits withParseMillis(long millis) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, millis, parseMillisPerMiB);
+  }
+
+  public SqlLimits withMaxRelations(int relations) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, relations, parseMillis, parseMillisPerMiB);
+  }
+
+  /** How long parsing {@code sql} may take. */
+  long parseBudgetMillis(String sql) {
+    return parseMillis + (long) (parseMillisPerMiB * (sql.length() / (double) (1 << 20)));
+  }
+
+  /** Fails a statement longer than {@link #maxStatementBytes} UTF-8 bytes. */
+  public void checkLength(String sql) {
+    // a UTF-8 character is at most 3 bytes per char (a surrogate pair: 4 bytes for 2 chars)
+    if ((long) sql.length() * 3 <= maxStatementBytes) return;
+    long bytes = sql.length() <= maxStatementBytes ? sql.getBytes(StandardCharsets.UTF_8).length : sql.length();
+    if (bytes > maxStatementBytes) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is " + (sql.length() > maxStatementBytes
+          ? "longer than " + maxStatementBytes : String.valueOf(bytes)) + " bytes, over the limit of " + maxStatementBytes
+          + " bytes per statement");
+    }
+  }
+
+  /**
+   * Fails a statement whose parentheses and CASE … END nest deeper than {@link #maxNestingDepth}, naming where
+   * it goes too deep. Quoted strings and names and comments are skipped; unbalanced text is left to the parser.
+   */
+  public void checkNesting(String sql) {
+    int depth = 0;
+    int n = sql.length();
+    for (int i = 0; i < n; i++) {
+      char c = sql.charAt(i);
+      if (c == '\'' || c == '"' || c == '`') {
+        int end = i + 1;
+        while (end < n && sql.charAt(end) != c) end++;
+        i = end;
+      } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+        while (i < n && sql.charAt(i) != '\n') i++;
+      } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+        int end = sql.indexOf("*/", i + 2);
+        i = end < 0 ? n : end + 1;
+      } else if (c == '(' || word(sql, i, "CASE")) {
+        if (++depth > maxNestingDepth) throw tooDeep(sql, i);
+      } else if ((c == ')' || word(sql, i, "END")) && depth > 0) {
+        depth--;
+      }
+    }
+  }
+
+  /** The error of an expression nested deeper than the limit, at {@code offset} of {@code sql} (or -1). */
+  QuiverException tooDeep(String sql, int offset) {
+    return new QuiverException(ErrorCode.INVALID_QUERY, "expression nested too deeply (limit " + maxNestingDepth + ")"
+        + (offset >= 0 ? " at " + SqlPositions.at(sql, offset) : ""));
+  }
+
+  /** Whether the keyword {@code w} (upper case) starts at {@code i} as a whole word. */
+  private static boolean word(String sql, int i, String w) {
+    if (i + w.length() > sql.length() || !sql.regionMatches(true, i, w, 0, w.length())) return false;
+    boolean before = i == 0 || !isWordChar(sql.charAt(i - 1));
+    boolean after = i + w.length() == sql.length() || !isWordChar(sql.charAt(i + w.length()));
+    return before && after;
+  }
+
+  private static boolean isWordChar(char c) {
+    return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+  }
+}
