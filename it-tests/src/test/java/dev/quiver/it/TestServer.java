@@ -43,6 +43,11 @@ final class TestServer implements AutoCloseable {
     return server.port();
   }
 
+  /** Queries streaming right now. */
+  int runningQueries() {
+    return server.runningQueries();
+  }
+
   Connection jdbc() throws SQLException {
     return DriverManager.getConnection(server.jdbcUrl());
   }

@@ -21,7 +21,7 @@ import org.apache.parquet.schema.Types;
  * Small tables for planner tests. {@code t}: one row per combination of interesting values, every
  * column nullable. {@code bools}: the nine pairs of TRUE / FALSE / NULL.
  */
-final class TestTables {
+public final class TestTables {
   static final MessageType T = Types.buildMessage()
       .optional(PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(8, true)).named("i8")
       .optional(PrimitiveTypeName.INT32).named("i32")
@@ -56,7 +56,7 @@ final class TestTables {
     return out;
   }
 
-  static Catalog create(Path dir) throws IOException {
+  public static Catalog create(Path dir) throws IOException {
     SimpleGroupFactory f = new SimpleGroupFactory(T);
     try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(dir.resolve("t.parquet")))
         .withType(T).withRowGroupRowCountLimit(8).build()) {

@@ -37,7 +37,7 @@ public final class ErrorMapping {
       }
       String message = q.getMessage();
       if (status == CallStatus.RESOURCE_EXHAUSTED) message = serverLimit(t, message);
-      return status.withDescription(message).withCause(q).toRuntimeException();
+      return status.withDescription(fit(message)).withCause(q).toRuntimeException();
     }
     OutOfMemoryException oom = findOom(t);
     if (oom != null) {
@@ -52,8 +52,76 @@ public final class ErrorMapping {
       return CallStatus.RESOURCE_EXHAUSTED
           .withDescription("query ran out of the server's Java heap: " + heap.getMessage()).withCause(heap).toRuntimeException();
     }
-    LOG.error("internal error", t);
-    return CallStatus.INTERNAL.withDescription("internal error: " + t).withCause(t).toRuntimeException();
+    if (causedBy(t, com.google.protobuf.InvalidProtocolBufferException.class)) {
+      // a ticket, command or action body that is no message of Flight SQL: the client's error, not a bug
+      return CallStatus.INVALID_ARGUMENT.withDescription("malformed request: not a Flight SQL message Quiver understands")
+          .withCause(t).toRuntimeException();
+    }
+    // the client gets no Java class names or stack: the log has them, under an id the message gives
+    String id = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16);
+    LOG.error("internal error {}", id, t);
+    return CallStatus.INTERNAL.withDescription("internal error " + id + ": a bug in Quiver (the server's log has the details)")
+        .withCause(t).toRuntimeException();
+  }
+
+  /**
+   * As {@link #toFlight(Throwable)}, with the data location left out of the message: a file under it is named
+   * by its path relative to it ({@code cannot read Parquet footer of part=1/f.parquet}), so that errors do not
+   * show clients where the server keeps its data.
+   */
+  public static FlightRuntimeException toFlight(Throwable t, String dataLocation) {
+    FlightRuntimeException f = toFlight(t);
+    String description = f.status().description();
+    if (dataLocation == null || description == null) return f;
+    String relative;
+    try {
+      relative = relativize(description, dataLocation);
+    } catch (RuntimeException unusual) { // a location that is no path of this machine: leave the message
+      return f;
+    }
+    return relative.equals(description) ? f
+        : f.status().withDescription(relative).withCause(f.getCause()).toRuntimeException();
+  }
+
+  /**
+   * {@code message} with every "{@code dir}/" of a local data location (as given, absolute, as a URI) removed.
+   * A Hadoop URI ({@code hdfs://…}) is kept: there the full URI is how an operator finds the file.
+   */
+  static String relativize(String message, String dataLocation) {
+    java.util.Set<String> prefixes = new java.util.LinkedHashSet<>();
+    String loc = dataLocation.replaceAll("/+$", "");
+    if (loc.isEmpty() || loc.contains("://") && !loc.startsWith("file:")) return message;
+    if (loc.startsWith("file:")) loc = java.net.URI.create(loc).getPath().replaceAll("/+$", "");
+    java.nio.file.Path p = java.nio.file.Path.of(loc).toAbsolutePath().normalize();
+    // --data may name a single file: its directory is then the location
+    java.nio.file.Path dir = java.nio.file.Files.isRegularFile(p) ? p.getParent() : p;
+    if (dir == null) return message;
+    String abs = dir.toString();
+    prefixes.add(dir.toUri().toString()); // file:///tmp/data/
+    prefixes.add("file:" + abs + "/");
+    prefixes.add(abs + "/");
+    prefixes.add(loc + "/");
+    String out = message;
+    for (String prefix : prefixes) out = out.replace(prefix, "");
+    return out;
+  }
+
+  /**
+   * {@code message} cut to fit a gRPC status: the description travels percent-encoded in a trailer, and a
+   * client refuses trailers over 8 KiB (the error would reach it as a bare INTERNAL "HTTP/2 error").
+   */
+  static String fit(String message) {
+    if (message == null) return null;
+    int budget = 6_000; // encoded bytes: 1 for printable ASCII, 3 for each UTF-8 byte otherwise
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      budget -= c >= ' ' && c < 0x7f && c != '%' ? 1 : c < 0x80 ? 3 : 9;
+      if (budget < 0) {
+        int end = i > 0 && Character.isHighSurrogate(message.charAt(i - 1)) ? i - 1 : i;
+        return message.substring(0, end) + "… (" + message.length() + " characters)";
+      }
+    }
+    return message;
   }
 
   /**

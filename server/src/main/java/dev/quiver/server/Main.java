@@ -27,6 +27,7 @@ public final class Main {
     long serverMemory = QuiverServer.defaultServerMemory();
     int maxQueriesPerUser = ServerConfig.DEFAULT_MAX_QUERIES_PER_USER;
     long queueTimeoutMs = ServerConfig.DEFAULT_QUEUE_TIMEOUT_MS;
+    long maxStatementBytes = dev.quiver.planner.sql.SqlLimits.DEFAULT_MAX_STATEMENT_BYTES;
     boolean insecure = false;
     dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
     for (int i = 0; i < args.length; i++) {
@@ -38,6 +39,7 @@ public final class Main {
         case "--server-memory" -> serverMemory = bytes(value(args, ++i));
         case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
         case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
+        case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
         case "--insecure" -> insecure = true;
         case "--no-simplify" -> settings = settings.withSimplify(false);
         case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
@@ -65,9 +67,9 @@ public final class Main {
         }
       }
     }
-    if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0) {
-      System.err.println("--query-memory and --server-memory must be positive, --max-queries-per-user at least 1, "
-          + "--query-queue-timeout-ms at least 0");
+    if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0 || maxStatementBytes <= 0) {
+      System.err.println("--query-memory, --server-memory and --max-statement-bytes must be positive, "
+          + "--max-queries-per-user at least 1, --query-queue-timeout-ms at least 0");
       System.exit(2);
     }
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -86,7 +88,8 @@ public final class Main {
       data = SampleData.ensure(dir).toString();
     }
     QuiverServer server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
-        .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs));
+        .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs)
+        .withMaxStatementBytes(maxStatementBytes));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -156,6 +159,7 @@ public final class Main {
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
         + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"
+        + " [--max-statement-bytes BYTES]"
         + " [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
         + " [--tls-client-ca PEM]] [--insecure]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT] [--tls] [--user NAME"
@@ -172,6 +176,7 @@ public final class Main {
         + " are one user); more wait");
     System.out.println("  --query-queue-timeout-ms MS  how long such a query waits before RESOURCE_EXHAUSTED (default"
         + " 30000; 0: refuse at once)");
+    System.out.println("  --max-statement-bytes BYTES  longest SQL statement accepted, in UTF-8 bytes (default 1m)");
     System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }
 }

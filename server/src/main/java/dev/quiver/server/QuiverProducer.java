@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -105,6 +104,18 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     this.admission = new QueryAdmission(maxQueriesPerUser, queueTimeoutMs);
   }
 
+  /** The data location, whose path errors leave out (file paths relative to it); null: none known. */
+  private volatile String dataLocation;
+
+  /** Errors name files relative to {@code location} (the {@code --data} given), not by absolute path. */
+  void dataLocation(String location) {
+    this.dataLocation = location;
+  }
+
+  private org.apache.arrow.flight.FlightRuntimeException error(Throwable t) {
+    return ErrorMapping.toFlight(t, dataLocation);
+  }
+
   // ---- statements -----------------------------------------------------------------------------
 
   private final StatementHandles handles = new StatementHandles();
@@ -139,6 +150,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       StreamListener<Result> listener) {
     try {
       String sql = request.getQuery();
+      engine.limits().checkLength(sql); // before anything reads it
       ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
           .setPreparedStatementHandle(handle(sql, List.of(), context));
       if (SessionSettings.parseShow(sql) != null) {
@@ -157,7 +169,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.onNext(new Result(pack(result.build()).toByteArray()));
       listener.onCompleted();
     } catch (Throwable t) {
-      listener.onError(ErrorMapping.toFlight(t));
+      listener.onError(error(t));
     }
   }
 
@@ -183,7 +195,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       return info(plan(statement(command.getPreparedStatementHandle(), context), context), descriptor,
           pack(ticket).toByteArray());
     } catch (Throwable t) {
-      throw ErrorMapping.toFlight(t);
+      throw error(t);
     }
   }
 
@@ -193,7 +205,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       return new SchemaResult(plan(statement(command.getPreparedStatementHandle(), context), context));
     } catch (Throwable t) {
-      throw ErrorMapping.toFlight(t);
+      throw error(t);
     }
   }
 
@@ -203,7 +215,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       run(statement(command.getPreparedStatementHandle(), context), command.getPreparedStatementHandle(), context, listener);
     } catch (Throwable t) {
-      listener.error(ErrorMapping.toFlight(t));
+      listener.error(error(t));
     }
   }
 
@@ -246,7 +258,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         }
         ackStream.onCompleted();
       } catch (Throwable t) {
-        ackStream.onError(ErrorMapping.toFlight(t));
+        ackStream.onError(error(t));
       }
     };
   }
@@ -255,12 +267,13 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
+      engine.limits().checkLength(command.getQuery());
       StatementHandles.Statement st = new StatementHandles.Statement(user(context), command.getQuery(), List.of());
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
           .setStatementHandle(ticketHandle(handle(command.getQuery(), List.of(), context))).build();
       return info(plan(st, context), descriptor, pack(ticket).toByteArray());
     } catch (Throwable t) {
-      throw ErrorMapping.toFlight(t);
+      throw error(t);
     }
   }
 
@@ -270,8 +283,47 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), context));
     } catch (Throwable t) {
-      throw ErrorMapping.toFlight(t);
+      throw error(t);
     }
+  }
+
+  /** A path descriptor is the client's error (the base class reads its command, null, and answers INTERNAL). */
+  @Override
+  public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
+    requireCommand(descriptor);
+    return super.getFlightInfo(context, descriptor);
+  }
+
+  @Override
+  public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
+    requireCommand(descriptor);
+    return super.getSchema(context, descriptor);
+  }
+
+  @Override
+  public Runnable acceptPut(CallContext context, org.apache.arrow.flight.FlightStream flightStream,
+      StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    requireCommand(flightStream.getDescriptor());
+    return super.acceptPut(context, flightStream, ackStream);
+  }
+
+  private static void requireCommand(FlightDescriptor descriptor) {
+    if (descriptor == null || !descriptor.isCommand() || descriptor.getCommand() == null) {
+      throw CallStatus.INVALID_ARGUMENT.withDescription("Quiver answers Flight SQL commands, not path descriptors")
+          .toRuntimeException();
+    }
+  }
+
+  /** A ticket that is no protobuf message is the client's error (the base class would answer INTERNAL). */
+  @Override
+  public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
+    try {
+      com.google.protobuf.Any.parseFrom(ticket.getBytes());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      listener.error(error(e));
+      return;
+    }
+    super.getStream(context, ticket, listener);
   }
 
   @Override
@@ -279,7 +331,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       run(statement(ticket.getStatementHandle(), context), ticket.getStatementHandle(), context, listener);
     } catch (Throwable t) {
-      listener.error(ErrorMapping.toFlight(t));
+      listener.error(error(t));
     }
   }
 
@@ -293,6 +345,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   /** The schema a statement's results will have (none for a SET), planned with its first parameter row. */
   private Schema plan(StatementHandles.Statement st, CallContext context) {
+    engine.limits().checkLength(st.sql());
     if (SessionSettings.parse(st.sql()) != null) return NO_COLUMNS;
     if (SessionSettings.parseShow(st.sql()) != null) return SHOW_SCHEMA;
     try (BufferAllocator allocator = newQueryAllocator()) {
@@ -331,7 +384,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       try {
         update(statement(command.getPreparedStatementHandle(), context).sql(), context, flightStream, ackStream);
       } catch (Throwable t) {
-        ackStream.onError(ErrorMapping.toFlight(t));
+        ackStream.onError(error(t));
       }
     };
   }
@@ -341,9 +394,10 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       StreamListener<org.apache.arrow.flight.PutResult> ack) {
     try {
       // answer at once: FlightSqlClient.executeUpdate reads the result before it ends its stream
+      engine.limits().checkLength(sql);
       if (!applySet(sql, context)) {
         throw new QuiverException(ErrorCode.UNSUPPORTED,
-            "Quiver is read-only: updates are not supported ('" + sql.strip() + "')");
+            "Quiver is read-only: updates are not supported ('" + dev.quiver.planner.sql.SqlPositions.snippet(sql.strip()) + "')");
       }
       byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(-1).build()
           .toByteArray();
@@ -353,7 +407,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       }
       ack.onCompleted();
     } catch (Throwable t) {
-      ack.onError(ErrorMapping.toFlight(t));
+      ack.onError(error(t));
     }
   }
 
@@ -440,7 +494,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       }
       listener.completed();
     } catch (Throwable t) {
-      listener.error(ErrorMapping.toFlight(t));
+      listener.error(error(t));
     } finally {
       running.computeIfPresent(key, (k, runs) -> {
         runs.remove(cancelled);
@@ -498,7 +552,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.onNext(org.apache.arrow.flight.CancelStatus.CANCELLED);
       listener.onCompleted();
     } catch (Throwable t) {
-      listener.onError(ErrorMapping.toFlight(t));
+      listener.onError(error(t));
     }
   }
 
@@ -566,7 +620,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.onNext(new org.apache.arrow.flight.SetSessionOptionsResult(errors));
       listener.onCompleted();
     } catch (Throwable t) {
-      listener.onError(ErrorMapping.toFlight(t));
+      listener.onError(error(t));
     }
   }
 
@@ -828,7 +882,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.putNext();
       listener.completed();
     } catch (Throwable t) {
-      listener.error(ErrorMapping.toFlight(t));
+      listener.error(error(t));
     } finally {
       closeWhenReleased(allocator);
     }
@@ -845,15 +899,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** SQL LIKE ({@code %}, {@code _}, backslash escapes) of a metadata name filter; null matches all. */
   static boolean like(String pattern, String value) {
     if (pattern == null) return true;
-    StringBuilder re = new StringBuilder();
-    for (int i = 0; i < pattern.length(); i++) {
-      char c = pattern.charAt(i);
-      if (c == '\\' && i + 1 < pattern.length()) re.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
-      else if (c == '%') re.append(".*");
-      else if (c == '_') re.append('.');
-      else re.append(Pattern.quote(String.valueOf(c)));
-    }
-    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.DOTALL).matcher(value).matches();
+    // RE2/J, not java.util.regex: "%%%%…x" as ".*.*.*…x" backtracks in time exponential in the '%'s
+    return dev.quiver.planner.kernel.Functions.compile("(?i)" + dev.quiver.planner.kernel.Kernels.likeToRegex(pattern))
+        .matcher(value).matches();
   }
 
 }

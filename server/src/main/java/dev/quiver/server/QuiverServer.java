@@ -45,10 +45,12 @@ public final class QuiverServer implements AutoCloseable {
     Catalog catalog = Catalog.open(config.data());
     BufferAllocator allocator = new RootAllocator(config.serverMemory());
     try {
-      QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings()), allocator,
+      QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings(),
+          dev.quiver.planner.sql.SqlLimits.DEFAULT.withMaxStatementBytes(config.maxStatementBytes())), allocator,
           config.queryMemory(), config.maxQueriesPerUser(), config.queueTimeoutMs());
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
+      producer.dataLocation(config.data());
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
           .middleware(QuiverProducer.SESSION,
               new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()));

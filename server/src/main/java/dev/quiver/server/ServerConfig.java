@@ -1,23 +1,26 @@
 package dev.quiver.server;
 
 import dev.quiver.planner.QuerySettings;
+import dev.quiver.planner.sql.SqlLimits;
 import java.nio.file.Path;
 
 /**
  * How to run a server: what to serve, where, with which limits, settings, users and TLS material
  * ({@code tlsCert}/{@code tlsKey} PEM files, both or neither). Limits: {@code queryMemory} per query,
  * {@code serverMemory} for all queries together (the root allocator's limit), {@code maxQueriesPerUser}
- * running queries per user, the others waiting at most {@code queueTimeoutMs} (0: refused at once).
+ * running queries per user, the others waiting at most {@code queueTimeoutMs} (0: refused at once);
+ * {@code maxStatementBytes} per SQL statement (UTF-8).
  */
 public record ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
-    Path tlsCert, Path tlsKey, Path tlsClientCa, long serverMemory, int maxQueriesPerUser, long queueTimeoutMs) {
+    Path tlsCert, Path tlsKey, Path tlsClientCa, long serverMemory, int maxQueriesPerUser, long queueTimeoutMs,
+    long maxStatementBytes) {
   public static final int DEFAULT_MAX_QUERIES_PER_USER = 8;
   public static final long DEFAULT_QUEUE_TIMEOUT_MS = 30_000;
 
   public ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
       Path tlsCert, Path tlsKey, Path tlsClientCa) {
     this(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, QuiverServer.defaultServerMemory(),
-        DEFAULT_MAX_QUERIES_PER_USER, DEFAULT_QUEUE_TIMEOUT_MS);
+        DEFAULT_MAX_QUERIES_PER_USER, DEFAULT_QUEUE_TIMEOUT_MS, SqlLimits.DEFAULT_MAX_STATEMENT_BYTES);
   }
 
   public ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
@@ -28,19 +31,25 @@ public record ServerConfig(String data, String host, int port, long queryMemory,
   /** Mutual TLS: clients must present a certificate signed by {@code ca} (null: not required). */
   public ServerConfig withClientCa(Path ca) {
     return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, ca, serverMemory,
-        maxQueriesPerUser, queueTimeoutMs);
+        maxQueriesPerUser, queueTimeoutMs, maxStatementBytes);
   }
 
   /** All queries together may hold at most {@code bytes} of Arrow memory (the root allocator's limit). */
   public ServerConfig withServerMemory(long bytes) {
     return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, bytes,
-        maxQueriesPerUser, queueTimeoutMs);
+        maxQueriesPerUser, queueTimeoutMs, maxStatementBytes);
   }
 
   /** At most {@code n} running queries per user; the next ones wait up to {@code queueTimeoutMs}, then are refused. */
   public ServerConfig withMaxQueriesPerUser(int n, long queueTimeoutMs) {
     return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
-        n, queueTimeoutMs);
+        n, queueTimeoutMs, maxStatementBytes);
+  }
+
+  /** SQL statements longer than {@code bytes} (UTF-8) are refused before they are parsed. */
+  public ServerConfig withMaxStatementBytes(long bytes) {
+    return new ServerConfig(data, host, port, queryMemory, settings, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
+        maxQueriesPerUser, queueTimeoutMs, bytes);
   }
 
   public static ServerConfig of(String data, String host, int port) {
@@ -50,22 +59,22 @@ public record ServerConfig(String data, String host, int port, long queryMemory,
 
   public ServerConfig withUsers(Users u) {
     return new ServerConfig(data, host, port, queryMemory, settings, u, tlsCert, tlsKey, tlsClientCa, serverMemory,
-        maxQueriesPerUser, queueTimeoutMs);
+        maxQueriesPerUser, queueTimeoutMs, maxStatementBytes);
   }
 
   public ServerConfig withTls(Path cert, Path key) {
     return new ServerConfig(data, host, port, queryMemory, settings, users, cert, key, tlsClientCa, serverMemory,
-        maxQueriesPerUser, queueTimeoutMs);
+        maxQueriesPerUser, queueTimeoutMs, maxStatementBytes);
   }
 
   public ServerConfig withQueryMemory(long bytes) {
     return new ServerConfig(data, host, port, bytes, settings, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
-        maxQueriesPerUser, queueTimeoutMs);
+        maxQueriesPerUser, queueTimeoutMs, maxStatementBytes);
   }
 
   public ServerConfig withSettings(QuerySettings s) {
     return new ServerConfig(data, host, port, queryMemory, s, users, tlsCert, tlsKey, tlsClientCa, serverMemory,
-        maxQueriesPerUser, queueTimeoutMs);
+        maxQueriesPerUser, queueTimeoutMs, maxStatementBytes);
   }
 
   public boolean tls() {

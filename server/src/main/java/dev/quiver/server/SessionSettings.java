@@ -25,10 +25,12 @@ final class SessionSettings {
   static final String BATCH_ROWS = "quiver.batch_rows";
   static final String PRUNING = "quiver.scan.pruning";
   static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS, PRUNING);
-  private static final Pattern SHOW = Pattern.compile("^\\s*SHOW\\s+(TIME\\s+ZONE|ALL|[A-Za-z_][\\w.]*)\\s*;?\\s*$",
+  // matched against the text without its trailing whitespace and ';' (see trimEnd): a pattern ending in
+  // "(.+?)\\s*;?\\s*$" backtracks in cubic time over a long run of spaces (10,000 of them: minutes)
+  private static final Pattern SHOW = Pattern.compile("^\\s*SHOW\\s+(TIME\\s+ZONE|ALL|[A-Za-z_][\\w.]*)$",
       Pattern.CASE_INSENSITIVE);
   private static final Pattern SET = Pattern.compile(
-      "^\\s*SET\\s+(?:SESSION\\s+)?(?:(TIME\\s+ZONE)|([A-Za-z_][\\w.]*))\\s*(?:=|\\bTO\\b)?\\s*(.+?)\\s*;?\\s*$",
+      "^\\s*SET\\s+(?:SESSION\\s+)?(?:(TIME\\s+ZONE)|([A-Za-z_][\\w.]*))\\s*(?:=|\\bTO\\b)?\\s*(.+)$",
       Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
   /** A parsed {@code SET}: the setting and its value, validated. */
@@ -38,7 +40,7 @@ final class SessionSettings {
 
   /** The assignment if {@code sql} is a SET statement, else null; a bad SET is an error. */
   static Assignment parse(String sql) {
-    Matcher m = SET.matcher(sql);
+    Matcher m = SET.matcher(trimEnd(sql));
     if (!m.matches()) return null;
     String name = m.group(1) != null ? TIMEZONE : m.group(2).toLowerCase(Locale.ROOT);
     String value = unquote(m.group(3));
@@ -46,7 +48,8 @@ final class SessionSettings {
       case SIMPLIFY, PRUNING -> {
         String v = value.toLowerCase(Locale.ROOT);
         if (!v.matches("true|false|on|off")) {
-          throw new QuiverException(ErrorCode.INVALID_QUERY, name + " must be true or false, not " + value);
+          throw new QuiverException(ErrorCode.INVALID_QUERY, name + " must be true or false, not "
+              + dev.quiver.planner.sql.SqlPositions.snippet(value));
         }
         return new Assignment(name, Boolean.toString(v.equals("true") || v.equals("on")));
       }
@@ -66,12 +69,27 @@ final class SessionSettings {
         try {
           return new Assignment(TIMEZONE, ZoneId.of(value).getId());
         } catch (DateTimeException e) {
-          throw new QuiverException(ErrorCode.INVALID_QUERY, "unknown time zone '" + value + "'");
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "unknown time zone '"
+              + dev.quiver.planner.sql.SqlPositions.snippet(value) + "'");
         }
       }
-      default -> throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + name
+      default -> throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.sql.SqlPositions.snippet(name)
           + " (Quiver knows " + String.join(", ", ALL) + ")");
     }
+  }
+
+  /** {@code sql} without trailing whitespace, one trailing ';' and the whitespace before it. */
+  private static String trimEnd(String sql) {
+    int end = sql.length();
+    while (end > 0 && isSpace(sql.charAt(end - 1))) end--;
+    if (end > 0 && sql.charAt(end - 1) == ';') end--;
+    while (end > 0 && isSpace(sql.charAt(end - 1))) end--;
+    return sql.substring(0, end);
+  }
+
+  /** What {@code \\s} matches. */
+  private static boolean isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
   }
 
   private static String unquote(String v) {
@@ -83,13 +101,14 @@ final class SessionSettings {
 
   /** The settings a SHOW statement asks for, or null if {@code sql} is no SHOW. */
   static java.util.List<String> parseShow(String sql) {
-    Matcher m = SHOW.matcher(sql);
+    Matcher m = SHOW.matcher(trimEnd(sql));
     if (!m.matches()) return null;
     String name = m.group(1).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
     if (name.equals("all")) return ALL;
     if (name.equals("time zone") || name.equals("time_zone")) return java.util.List.of(TIMEZONE);
     if (!ALL.contains(name)) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + name + " (Quiver knows " + String.join(", ", ALL) + ")");
+      throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.sql.SqlPositions.snippet(name)
+          + " (Quiver knows " + String.join(", ", ALL) + ")");
     }
     return java.util.List.of(name);
   }

@@ -145,12 +145,23 @@ public final class Casts {
     return w == 64 ? true : v >= 0 && v <= (1L << w) - 1;
   }
 
+  /** A value as an error message quotes it: at most 200 characters. */
+  private static String shown(String s) {
+    return s.length() <= 200 ? s : s.substring(0, Character.isHighSurrogate(s.charAt(199)) ? 199 : 200) + "…";
+  }
+
   private static QuiverException outOfRange(Object v, ArrowType from, ArrowType to) {
     return new QuiverException(ErrorCode.DATA_ERROR,
-        "value " + Values.format(v, from) + " is out of range for " + SqlTypes.sqlName(to));
+        "value " + shown(Values.format(v, from)) + " is out of range for " + SqlTypes.sqlName(to));
   }
 
   private static Object fromString(String s, ArrowType to) {
+    // no number, date, timestamp or boolean is this long; parsing digits is quadratic (a million: 14 s), and so
+    // are the FLOAT and time-zone patterns on long runs of digits or spaces
+    if (s.length() > 1_000) {
+      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid " + SqlTypes.sqlName(to) + " value: '" + shown(s)
+          + "' (" + s.length() + " characters)");
+    }
     try {
       if (to instanceof ArrowType.Int || to instanceof ArrowType.Decimal) {
         return toNumber(new BigDecimal(s), s, SqlTypes.VARCHAR, to);
@@ -178,7 +189,7 @@ public final class Casts {
       if (to instanceof ArrowType.Date) return LocalDate.parse(s).toEpochDay();
       if (to instanceof ArrowType.Timestamp ts) return parseTimestamp(s, ts);
     } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid " + SqlTypes.sqlName(to) + " value: '" + s + "'");
+      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid " + SqlTypes.sqlName(to) + " value: '" + shown(s) + "'");
     }
     throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot cast VARCHAR to " + SqlTypes.sqlName(to));
   }

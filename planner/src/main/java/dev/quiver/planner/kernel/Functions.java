@@ -135,7 +135,9 @@ public final class Functions {
   }
 
   private static Object round(Object[] v, ArrowType[] t) {
-    int digits = v.length > 1 ? (int) (long) (Long) v[1] : 0;
+    // no value has a digit beyond 10^±400 (a DOUBLE's are within 10^±324): clamping keeps the result, and keeps
+    // setScale from a scale out of int range (a long cast to int wraps around) or BigInteger overflow
+    int digits = v.length > 1 ? (int) Math.max(-400, Math.min(400, (Long) v[1])) : 0;
     if (v[0] instanceof Double d) {
       if (Double.isNaN(d) || Double.isInfinite(d)) return d;
       return new BigDecimal(Double.toString(d)).setScale(digits, RoundingMode.HALF_UP).doubleValue();

@@ -413,12 +413,19 @@ public final class Kernels {
     StringBuilder re = new StringBuilder("^");
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);
-      if (c == '\\' && i + 1 < pattern.length()) re.append(com.google.re2j.Pattern.quote(String.valueOf(pattern.charAt(++i))));
+      if (c == '\\' && i + 1 < pattern.length()) quote(re, pattern.charAt(++i));
       else if (c == '%') re.append("(?s:.*)");
       else if (c == '_') re.append("(?s:.)");
-      else re.append(com.google.re2j.Pattern.quote(String.valueOf(c)));
+      else quote(re, c);
     }
     return re.append('$').toString();
+  }
+
+  /** Appends {@code c} matching itself: a metacharacter escaped
+   * (quoting every character as \\Q…\\E took five times the room, and long patterns were refused). */
+  private static void quote(StringBuilder re, char c) {
+    if ("\\.+*?()|[]{}^$".indexOf(c) >= 0) re.append('\\');
+    re.append(c);
   }
 
   public static ColumnValues like(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr input, PhysicalExpr pattern,
@@ -429,19 +436,24 @@ public final class Kernels {
       String lastPattern = null;
       com.google.re2j.Pattern compiled = null;
       LikeMatcher simple = null;
-      for (int i = 0; i < n; i++) {
-        if (a.isNull(i) || p.isNull(i)) continue;
-        String pat = (String) p.getObject(i);
-        if (!pat.equals(lastPattern)) {
-          simple = caseInsensitive ? null : LikeMatcher.of(pat);
-          if (simple == null) {
-            String re = likeToRegex(pat);
-            compiled = Functions.compile(caseInsensitive ? "(?i)" + re : re);
+      try {
+        for (int i = 0; i < n; i++) {
+          if (a.isNull(i) || p.isNull(i)) continue;
+          String pat = (String) p.getObject(i);
+          if (!pat.equals(lastPattern)) {
+            simple = caseInsensitive ? null : LikeMatcher.of(pat);
+            if (simple == null) {
+              String re = likeToRegex(pat);
+              compiled = Functions.compile(caseInsensitive ? "(?i)" + re : re); // may refuse the pattern
+            }
+            lastPattern = pat;
           }
-          lastPattern = pat;
+          boolean m = simple != null ? simple.matches(a.getBytes(i)) : compiled.matcher((String) a.getObject(i)).matches();
+          out.set(i, m != negated ? 1 : 0);
         }
-        boolean m = simple != null ? simple.matches(a.getBytes(i)) : compiled.matcher((String) a.getObject(i)).matches();
-        out.set(i, m != negated ? 1 : 0);
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
       }
       return done(out, n);
     }

@@ -75,6 +75,8 @@ public final class Analyzer {
   private final SqlLimits limits;
   /** How deeply the expressions and subqueries being bound nest (see {@link SqlLimits#maxNestingDepth()}). */
   private final int[] nesting = {0};
+  /** The query whose select list may keep untyped NULLs: a set operation's operand (see {@link #operand}). */
+  private Select untypedNullsAllowed;
   /** The relations the FROM clauses have joined so far (see {@link SqlLimits#maxRelations()}). */
   private int relations;
   private int depth;
@@ -222,7 +224,7 @@ public final class Analyzer {
         }
         if (index < 0 || index >= fields.size()) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, "ORDER BY of a set operation must name an output column: "
-              + e + at(e.toString()));
+              + SqlPositions.snippet(e) + at(e.toString()));
         }
         keys.add(sortKey(o, ref(fields.get(index))));
       }
@@ -233,6 +235,7 @@ public final class Analyzer {
 
   /** An ORDER BY / GROUP BY output position, or 0 when it is beyond any select list. */
   private static int position(LongValue l) {
+    if (l.getStringValue().length() > 12) return 0;
     java.math.BigInteger v = l.getBigIntegerValue();
     return v.bitLength() < 32 ? v.intValue() : 0;
   }
@@ -263,9 +266,9 @@ public final class Analyzer {
   }
 
   private long constant(Expression e, String what) {
-    if (e instanceof LongValue l && l.getBigIntegerValue().bitLength() < 64) return l.getValue();
-    throw new QuiverException(ErrorCode.INVALID_QUERY, what + " must be a non-negative integer constant, not " + e
-        + SqlPositions.suffix(sql, what));
+    if (e instanceof LongValue l && ExprBinder.integerValue(l).bitLength() < 64) return l.getValue();
+    throw new QuiverException(ErrorCode.INVALID_QUERY, what + " must be a non-negative integer constant, not "
+        + SqlPositions.snippet(e) + SqlPositions.suffix(sql, what));
   }
 
   private SortKey sortKey(OrderByElement o, Expr e) {
@@ -284,11 +287,11 @@ public final class Analyzer {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "more than " + limits.maxNestingDepth()
           + " INTERSECT and EXCEPT operations in one query (limit " + limits.maxNestingDepth() + ")");
     }
-    Rel acc = query(selects.get(0), outer);
+    Rel acc = operand(selects.get(0), outer);
     int i = 1;
     while (i < selects.size()) {
       if (!(so.getOperations().get(i - 1) instanceof UnionOp)) {
-        acc = combine(acc, query(selects.get(i), outer), so.getOperations().get(i - 1));
+        acc = combine(acc, operand(selects.get(i), outer), so.getOperations().get(i - 1));
         i++;
         continue;
       }
@@ -297,12 +300,31 @@ public final class Analyzer {
       List<Rel> run = new ArrayList<>(List.of(acc));
       List<Boolean> all = new ArrayList<>();
       for (; i < selects.size() && so.getOperations().get(i - 1) instanceof UnionOp u; i++) {
-        run.add(query(selects.get(i), outer));
+        run.add(operand(selects.get(i), outer));
         all.add(u.isAll());
       }
       acc = union(run, all);
     }
     return acc;
+  }
+
+  /**
+   * A query of a set operation: its untyped NULL columns stay untyped, to take the type of the other queries'
+   * columns (SELECT NULL UNION SELECT 'a' is VARCHAR); the set operation types them.
+   */
+  private Rel operand(Select s, Scope outer) {
+    Select inner = s;
+    while (inner instanceof ParenthesedSelect p && p.getSelect() != null && p.getOrderByElements() == null
+        && p.getLimit() == null) {
+      inner = p.getSelect();
+    }
+    Select saved = untypedNullsAllowed;
+    untypedNullsAllowed = inner;
+    try {
+      return query(s, outer);
+    } finally {
+      untypedNullsAllowed = saved;
+    }
   }
 
   /** The column types two sides of a set operation meet at (NULL when both are untyped NULL). */
@@ -406,7 +428,7 @@ public final class Analyzer {
     ExprBinder binder = binder(Scope.none(), false, List.of());
     for (List<Expression> row : rows) {
       if (row.size() != width) throw new QuiverException(ErrorCode.INVALID_QUERY, "VALUES rows must all have "
-          + width + " values: " + row);
+          + width + " values: " + SqlPositions.snippet(row));
       List<Expr> b = new ArrayList<>();
       for (Expression e : row) b.add(ExprBinder.settleParameters(binder.bind(e)));
       bound.add(b);
@@ -546,6 +568,18 @@ public final class Analyzer {
       List<Scope.Entry> renamed = new ArrayList<>();
       List<Scope.Column> cols = new ArrayList<>();
       for (Scope.Entry e : f.entries()) cols.addAll(e.columns());
+      var columnList = pf.getAlias().getAliasColumns();
+      if (columnList != null && !columnList.isEmpty()) {
+        // (VALUES …) AS v(a, b) and (t JOIN u …) AS j(a, b, …): the column list names the columns
+        if (columnList.size() != cols.size()) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "the column list of " + alias + " names " + columnList.size()
+              + " columns, but the query has " + cols.size());
+        }
+        for (int i = 0; i < cols.size(); i++) {
+          Scope.Column c = cols.get(i);
+          cols.set(i, new Scope.Column(ExprBinder.unquote(columnList.get(i).name), c.internal(), c.type(), c.nullable()));
+        }
+      }
       renamed.add(new Scope.Entry(alias, alias, cols, Map.of()));
       return new From(f.plan(), renamed);
     }
@@ -633,6 +667,9 @@ public final class Analyzer {
 
   private Rel plainSelect(PlainSelect ps, Scope outer, Correlation corr) {
     rejectUnsupported(ps);
+    // a set operation's operand without ORDER BY or LIMIT: no sort or limit moves its untyped NULL columns
+    boolean keepUntypedNulls = ps == untypedNullsAllowed && ps.getOrderByElements() == null && ps.getLimit() == null
+        && ps.getOffset() == null;
     Block b;
     if (ps.getFromItem() == null) {
       if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN without FROM");
@@ -652,7 +689,8 @@ public final class Analyzer {
         if (SqlTypes.isNull(bound.type())) bound = ExprBinder.coerce(bound, SqlTypes.BOOLEAN);
         if (!SqlTypes.isBoolean(bound.type())) {
           throw new QuiverException(ErrorCode.INVALID_QUERY,
-              "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": " + ps.getWhere());
+              "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
+                  + SqlPositions.snippet(term));
         }
         if (corr != null && corr.mode != Mode.NONE && intersects(Exprs.columns(bound), outerNames)) {
           corr.conjuncts.add(bound);
@@ -713,6 +751,7 @@ public final class Analyzer {
         continue;
       }
       Expr bound = ExprBinder.settleParameters(binder.bind(e));
+      if (!keepUntypedNulls) bound = typedNull(bound);
       items.add(bound);
       String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
           : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : columnName(e);
@@ -722,7 +761,8 @@ public final class Analyzer {
     if (ps.getHaving() != null) {
       having = ExprBinder.settleParameters(binder.bind(ps.getHaving()));
       if (!SqlTypes.isBoolean(having.type())) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING must be a BOOLEAN expression: " + ps.getHaving());
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING must be a BOOLEAN expression: "
+            + SqlPositions.snippet(ps.getHaving()));
       }
     }
     // ORDER BY: an output position, an output alias, or an expression over the input
@@ -752,7 +792,7 @@ public final class Analyzer {
           continue;
         }
       }
-      orderTargets.add(ExprBinder.settleParameters(binder.bind(e)));
+      orderTargets.add(typedNull(ExprBinder.settleParameters(binder.bind(e))));
     }
     // GROUP BY
     List<Expr> groupExprs = new ArrayList<>();
@@ -761,7 +801,8 @@ public final class Analyzer {
         throw QuiverException.unsupported("GROUPING SETS", at("GROUPING"));
       }
       ExpressionList<?> gl = ps.getGroupBy().getGroupByExpressionList();
-      ExprBinder gb = b.binder(false, List.of());
+      // no subqueries in GROUP BY: their joins would come after the aggregation that groups by them
+      ExprBinder gb = binder(b.scope, false, List.of());
       if (gl != null) {
         for (Object o : gl) {
           Expression e = (Expression) o;
@@ -788,7 +829,7 @@ public final class Analyzer {
             if (found < 0) throw notAColumn;
             g = items.get(found);
           }
-          groupExprs.add(ExprBinder.settleParameters(g));
+          groupExprs.add(typedNull(ExprBinder.settleParameters(g)));
         }
       }
     }
@@ -886,7 +927,7 @@ public final class Analyzer {
         if (index < 0) {
           if (distinct) {
             throw new QuiverException(ErrorCode.INVALID_QUERY, "for SELECT DISTINCT, ORDER BY expressions must appear in the select list: "
-                + order.get(i).getExpression());
+                + SqlPositions.snippet(order.get(i).getExpression()));
           }
           outputs.add(new NamedExpr((Expr) t, names.fresh("__order")));
           index = outputs.size() - 1;
@@ -913,7 +954,9 @@ public final class Analyzer {
     if (correlated && corr.mode == Mode.SCALAR && visibleCount != 1) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "a scalar subquery must return one column, not " + visibleCount);
     }
-    if (correlated && corr.mode != Mode.SCALAR && hasReference(b.plan, outerNames)) {
+    // what the subquery's WHERE correlates was taken out above; any other outer reference (in the select list, an
+    // aggregate's argument, …) would be read from rows that do not have it
+    if (corr != null && corr.mode != Mode.NONE && hasReference(b.plan, outerNames)) {
       throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
     }
     return new Rel(b.plan, visible);
@@ -977,6 +1020,14 @@ public final class Analyzer {
       next.add(n);
     }
     return changed ? e.withChildren(next) : e;
+  }
+
+  /**
+   * {@code e}, or an untyped NULL as an INTEGER (as VALUES and UNION type it): no operator moves a column of
+   * Arrow's Null type (sorts, joins and limits failed on it).
+   */
+  private static Expr typedNull(Expr e) {
+    return SqlTypes.isNull(e.type()) ? ExprBinder.coerce(e, SqlTypes.INTEGER) : e;
   }
 
   /**
@@ -1065,14 +1116,15 @@ public final class Analyzer {
       List<Field> fields = r.plan().schema().getFields();
       int width = r.visible().size();
       if (width != 1) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, "the subquery of IN must return one column, not " + width + ": " + in);
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "the subquery of IN must return one column, not " + width + ": "
+            + SqlPositions.snippet(in));
       }
       Expr value = ExprBinder.settleParameters(b.binder(false, List.of()).bind(in.getLeftExpression()));
       Expr item = ref(fields.get(0));
       ArrowType common = SqlTypes.isNull(value.type()) ? item.type() : SqlTypes.comparisonCommon(value.type(), item.type());
       if (common == null) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot compare " + SqlTypes.sqlName(value.type()) + " with "
-            + SqlTypes.sqlName(item.type()) + ": " + in);
+            + SqlTypes.sqlName(item.type()) + ": " + SqlPositions.snippet(in));
       }
       List<Expr> conds = new ArrayList<>();
       conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(value, common), ExprBinder.coerce(item, common)));

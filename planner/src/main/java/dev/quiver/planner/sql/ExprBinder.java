@@ -169,7 +169,7 @@ public final class ExprBinder {
 
   private Expr bindNode(Expression e) {
     if (e instanceof Column c) return column(c);
-    if (e instanceof LongValue l) return integer(l.getBigIntegerValue());
+    if (e instanceof LongValue l) return integer(integerValue(l));
     if (e instanceof DoubleValue d) return decimalLiteral(d.toString());
     if (e instanceof StringValue s) return new Expr.Literal(s.getValue().replace("''", "'"), SqlTypes.VARCHAR);
     if (e instanceof NullValue) return Expr.Literal.nullOf(SqlTypes.NULL);
@@ -217,6 +217,8 @@ public final class ExprBinder {
     }
     if (e instanceof Select sub) {
       if (subqueries == null) throw QuiverException.unsupported("a subquery here");
+      // its join would come after the aggregation that needs its value
+      if (insideAggregate) throw QuiverException.unsupported("a subquery inside an aggregate function");
       return subqueries.scalar(sub);
     }
     if (e instanceof net.sf.jsqlparser.expression.operators.relational.ExistsExpression x) {
@@ -265,10 +267,23 @@ public final class ExprBinder {
   }
 
   static String unquote(String name) {
+    if (name == null) return ""; // JSqlParser gives no name for some quoted dots, e.g. FROM ".."
     if (name.length() >= 2 && (name.startsWith("\"") && name.endsWith("\"") || name.startsWith("`") && name.endsWith("`"))) {
       return name.substring(1, name.length() - 1);
     }
     return name;
+  }
+
+  /** Numeric literals longer than this are refused unread: parsing digits is quadratic (a million: 14 s). */
+  static final int MAX_NUMBER_CHARS = 1_000;
+
+  /** The value of an integer literal, refused before it is parsed when it has too many digits. */
+  static BigInteger integerValue(LongValue l) {
+    String text = l.getStringValue();
+    if (text.length() > MAX_NUMBER_CHARS) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "integer literal of " + text.length() + " digits is too large");
+    }
+    return l.getBigIntegerValue();
   }
 
   static Expr.Literal integer(BigInteger v) {
@@ -282,6 +297,9 @@ public final class ExprBinder {
   }
 
   private static Expr.Literal decimalLiteral(String text) {
+    if (text.length() > MAX_NUMBER_CHARS) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "numeric literal of " + text.length() + " characters is too long");
+    }
     if (text.toLowerCase(Locale.ROOT).contains("e")) {
       return new Expr.Literal(Double.parseDouble(text), SqlTypes.DOUBLE);
     }
@@ -311,7 +329,7 @@ public final class ExprBinder {
   private Expr signed(SignedExpression s) {
     Expression inner = s.getExpression();
     if (s.getSign() == '+') return numeric(bind(inner), "unary +");
-    if (inner instanceof LongValue l) return integer(l.getBigIntegerValue().negate());
+    if (inner instanceof LongValue l) return integer(integerValue(l).negate());
     if (inner instanceof DoubleValue d) {
       Expr.Literal lit = decimalLiteral(d.toString());
       return lit.value() instanceof BigDecimal b ? new Expr.Literal(b.negate(), lit.type())
@@ -559,6 +577,10 @@ public final class ExprBinder {
   private Expr typedLiteral(CastExpression c, String raw) {
     String text = raw.replace("''", "'");
     String typeName = c.getColDataType().getDataType();
+    if (text.length() > MAX_NUMBER_CHARS) { // no such literal is this long; the patterns below are quadratic in it
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "invalid " + typeName + " literal of " + text.length()
+          + " characters" + SqlPositions.suffix(sql, typeName));
+    }
     ArrowType type = SqlTypes.parse(typeName, List.of());
     if (type instanceof org.apache.arrow.vector.types.pojo.ArrowType.Timestamp) {
       boolean offset = text.trim().matches(".*\\d[ T]\\d.*([+-]\\d{2}(:?\\d{2})?|Z)$");

@@ -88,7 +88,7 @@ public final class SqlParser {
     }
     if (cause instanceof ParseException pe && pe.currentToken != null) {
       Token bad = pe.currentToken.next != null ? pe.currentToken.next : pe.currentToken;
-      String near = bad.image == null || bad.image.isEmpty() ? "end of input" : "'" + bad.image + "'";
+      String near = bad.image == null || bad.image.isEmpty() ? "end of input" : "'" + SqlPositions.snippet(bad.image) + "'";
       return new QuiverException(ErrorCode.SYNTAX_ERROR,
           "syntax error at " + bad.beginLine + ":" + bad.beginColumn + ": unexpected " + near, e);
     }
@@ -103,8 +103,8 @@ public final class SqlParser {
           + (eof ? "unexpected end of input (an unclosed quote or comment?)" : "unexpected character"
               + encountered(msg)), e);
     }
-    String first = msg.lines().findFirst().orElse(msg)
-        .replaceAll("\\b(?:[a-z]\\w*\\.)+[A-Z]\\w*(?:Exception|Error):\\s*", "");
+    String first = SqlPositions.snippet(msg.lines().findFirst().orElse(msg)
+        .replaceAll("\\b(?:[a-z]\\w*\\.)+[A-Z]\\w*(?:Exception|Error):\\s*", ""));
     return new QuiverException(ErrorCode.SYNTAX_ERROR, "syntax error at " + where + ": " + first, e);
   }
 

@@ -1,0 +1,176 @@
+package dev.quiver.planner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.quiver.planner.sql.SqlLimits;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import dev.quiver.scan.table.Catalog;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The limits of {@link SqlLimits}: each one holds at its value, fails one past it with INVALID_QUERY and a
+ * message naming the limit (with {@code line:column} where there is one), and long AND / OR chains, which
+ * are bound without recursion, are not limited by the nesting depth.
+ */
+class SqlLimitsTest {
+  @TempDir
+  static Path dir;
+  static Catalog catalog;
+  static QueryEngine engine;
+  BufferAllocator allocator = new RootAllocator();
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    catalog = TestTables.create(dir);
+    engine = new QueryEngine(catalog);
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close();
+  }
+
+  private QuiverException error(QueryEngine e, String sql) {
+    QuiverException x = catchThrowableOfType(QuiverException.class, () -> TestTables.run(e, allocator, sql));
+    assertThat(x).as(sql.length() > 200 ? sql.substring(0, 200) : sql).isNotNull();
+    return x;
+  }
+
+  private long count(QueryEngine e, String sql) {
+    return (Long) TestTables.run(e, allocator, sql).get(0).get(0);
+  }
+
+  @Test
+  void statementSizeInUtf8Bytes() {
+    QueryEngine small = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withMaxStatementBytes(100));
+    String prefix = "SELECT count(*) FROM t WHERE s <> '";
+    String fits = prefix + "x".repeat(100 - prefix.length() - 1) + "'";
+    assertThat(fits.length()).isEqualTo(100);
+    assertThat(count(small, fits)).isPositive();
+    assertThat(count(small, prefix + "é".repeat(32) + "'")).isPositive(); // 35 + 64 + 1 = 100 bytes
+    QuiverException e = error(small, prefix + "é".repeat(33) + "'"); // 102 bytes
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    assertThat(e.getMessage()).isEqualTo("the statement is 102 bytes, over the limit of 100 bytes per statement");
+    // the default, 1 MiB: refused before any parsing, however large
+    long start = System.nanoTime();
+    e = error(engine, "SELECT '" + "x".repeat(8 << 20) + "'");
+    assertThat(e.getMessage()).contains("over the limit of 1048576 bytes per statement");
+    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(2_000);
+  }
+
+  @Test
+  void nestingOfParenthesesAndCaseInTheText() {
+    QueryEngine shallow = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withMaxNestingDepth(20));
+    assertThat(count(shallow, "SELECT count(*) FROM t WHERE " + "(".repeat(20) + "i32 = 1" + ")".repeat(20))).isPositive();
+    QuiverException e = error(shallow, "SELECT count(*) FROM t WHERE\n  " + "(".repeat(21) + "i32 = 1" + ")".repeat(21));
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    assertThat(e.getMessage()).isEqualTo("expression nested too deeply (limit 20) at 2:23");
+    // CASE … END nests like a parenthesis; quotes and comments do not count
+    String cases = "CASE WHEN b THEN ".repeat(21) + "1" + " END".repeat(21);
+    assertThat(error(shallow, "SELECT " + cases + " FROM t").getMessage()).startsWith("expression nested too deeply (limit 20) at 1:");
+    assertThat(count(shallow, "SELECT count(*) AS \"" + "(".repeat(50) + "\" FROM t WHERE s <> '" + "(".repeat(50)
+        + "' -- " + "(".repeat(50) + "\n AND s IS NOT NULL /* " + "CASE ".repeat(50) + " */")).isPositive();
+  }
+
+  @Test
+  void defaultNestingFailsCleanlyWhereTheParserAndTheBinderWouldOverflow() {
+    int deep = SqlLimits.DEFAULT_MAX_NESTING_DEPTH + 1;
+    for (String sql : List.of(
+        "SELECT * FROM t WHERE " + "(".repeat(5_000) + "i32 = 1" + ")".repeat(5_000),
+        "SELECT " + "CASE WHEN b THEN ".repeat(deep) + "1" + " END".repeat(deep) + " FROM t",
+        "SELECT " + "abs(".repeat(deep) + "i32" + ")".repeat(deep) + " FROM t")) {
+      QuiverException e = error(engine, sql);
+      assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+      assertThat(e.getMessage()).startsWith("expression nested too deeply (limit 256) at 1:");
+    }
+  }
+
+  @Test
+  void depthOfTheBoundExpression() {
+    // a chain of + nests without parentheses: the binder counts it
+    String chain = "SELECT count(*) FROM t WHERE i64 < 0" + " + i8".repeat(250);
+    assertThat(count(engine, chain)).isGreaterThanOrEqualTo(0);
+    QuiverException e = error(engine, "SELECT 1" + " + i8".repeat(3_000) + " FROM t");
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    assertThat(e.getMessage()).isEqualTo("expression nested too deeply (limit 256)");
+    assertThat(error(engine, "SELECT s" + " || s".repeat(1_000) + " FROM t").getMessage())
+        .isEqualTo("expression nested too deeply (limit 256)");
+  }
+
+  @Test
+  void longAndOrChainsAreNotNesting() {
+    String ors = "i32 = 1" + " OR i32 = 5".repeat(10_000);
+    assertThat(count(engine, "SELECT count(*) FROM t WHERE " + ors))
+        .isEqualTo(TestTables.rows().stream().filter(r -> r[1] != null && ((Integer) r[1] == 1 || (Integer) r[1] == 5)).count());
+    String ands = "i32 IS NOT NULL" + " AND i64 IS NOT NULL".repeat(10_000);
+    assertThat(count(engine, "SELECT count(*) FROM t WHERE " + ands))
+        .isEqualTo(TestTables.rows().stream().filter(r -> r[1] != null).count());
+    // in the select list too, where the column is named after the expression
+    List<List<Object>> rows = TestTables.run(engine, allocator, "SELECT " + ands + " FROM t WHERE i32 = 5");
+    assertThat(rows).isNotEmpty().allSatisfy(r -> assertThat(r.get(0)).isEqualTo(true));
+  }
+
+  @Test
+  void inListItems() {
+    QueryEngine few = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withMaxInListItems(10));
+    assertThat(count(few, "SELECT count(*) FROM t WHERE i32 IN (" + "7, ".repeat(9) + "5)")).isPositive();
+    QuiverException e = error(few, "SELECT count(*) FROM t WHERE i32 IN (" + "7, ".repeat(10) + "5)");
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    assertThat(e.getMessage()).isEqualTo("an IN list of 11 items is over the limit of 10 items at 1:34");
+    // the default takes 10,000 items in its stride
+    assertThat(count(engine, "SELECT count(*) FROM t WHERE i32 IN (" + "7, ".repeat(9_999) + "5)"))
+        .isEqualTo(TestTables.rows().stream().filter(r -> r[1] != null && ((Integer) r[1] == 5 || (Integer) r[1] == 7)).count());
+  }
+
+  @Test
+  void joinedRelations() {
+    String tables = "t t0" + ", t".repeat(SqlLimits.DEFAULT_MAX_RELATIONS - 1);
+    assertThat(TestTables.run(engine, allocator, "EXPLAIN SELECT count(*) FROM " + tables)).isNotEmpty();
+    QuiverException e = error(engine, "SELECT count(*) FROM " + tables + ", bools");
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    assertThat(e.getMessage()).isEqualTo("the statement joins more than 64 tables and subqueries (limit 64)");
+  }
+
+  @Test
+  void intersectAndExceptNestButUnionChainsDoNot() {
+    String excepts = "SELECT s FROM t" + " EXCEPT SELECT 'x'".repeat(SqlLimits.DEFAULT_MAX_NESTING_DEPTH + 1);
+    assertThat(error(engine, excepts).getMessage())
+        .isEqualTo("more than 256 INTERSECT and EXCEPT operations in one query (limit 256)");
+    assertThat(count(engine, "SELECT count(*) FROM (SELECT 1 AS x" + " UNION ALL SELECT 1".repeat(3_000) + ") u"))
+        .isEqualTo(3_001);
+    assertThat(count(engine, "SELECT count(*) FROM (SELECT 1 AS x" + " UNION SELECT 2 UNION ALL SELECT 1".repeat(1_000)
+        + ") u")).isEqualTo(3); // DISTINCT {1, 2} up to the last UNION, then UNION ALL 1
+  }
+
+  @Test
+  void parseTimeIsBounded() {
+    QueryEngine quick = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withParseMillis(300));
+    // JSqlParser's time doubles with each level of scalar subqueries nested in the select list
+    long start = System.nanoTime();
+    QuiverException e = error(quick, "SELECT " + "(SELECT ".repeat(30) + "1" + ")".repeat(30));
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    // 300 ms, plus 10 s per MiB of text
+    assertThat(e.getMessage()).matches("the statement is too complex: it could not be parsed within 30\\d ms");
+    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(3_000);
+  }
+
+  @Test
+  void regularExpressionsThatWouldExhaustTheHeap() {
+    QuiverException e = error(engine, "SELECT regexp_like('aaaa', '((a{1000}){1000}){1000}')");
+    assertThat(e.code()).isEqualTo(ErrorCode.DATA_ERROR);
+    assertThat(e.getMessage()).startsWith("regular expression too large: '((a{1000}){1000}){1000}' repeats to more than 100000");
+    assertThat(count(engine, "SELECT count(*) FROM t WHERE regexp_like(s, '^s[0-9]{1,3}(x{2}){0,5}$')")).isPositive();
+    // a backtracking pattern is linear for RE2/J
+    assertThat(TestTables.run(engine, allocator, "SELECT regexp_like('" + "a".repeat(5_000) + "!', '(a+)+$')"))
+        .containsExactly(List.of(false));
+  }
+}
