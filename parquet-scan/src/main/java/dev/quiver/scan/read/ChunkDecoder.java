@@ -9,7 +9,9 @@ import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
@@ -18,14 +20,20 @@ import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType;
 
 /**
  * Quiver's own batch decoder for one flat column chunk, straight from parquet-java's (decompressed)
- * pages into Arrow vectors: PLAIN values of fixed width are copied in bulk, run by run of non-NULL rows;
+ * pages into Arrow vectors. PLAIN values of fixed width are copied in bulk, run by run of non-NULL rows;
  * dictionary ids (RLE / bit-packed) are decoded in batches and gathered; definition levels are decoded
- * run by run. Data pages v1 and v2. Anything else (other encodings, nesting, other vector types) throws
- * {@link Unsupported} — the caller then reads the row group with parquet-java's column readers.
+ * run by run; DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages
+ * are decoded whole into the PLAIN layout ({@link ValueEncodings}) and then copied the same way; booleans
+ * PLAIN (bit-packed) or RLE. Data pages v1 and v2. Every flat physical type: INT32 (also 8/16-bit and
+ * unsigned ints, DATE, DECIMAL), INT64 (also unsigned, TIMESTAMP, DECIMAL), INT96 timestamps, FLOAT, DOUBLE,
+ * BYTE_ARRAY (strings, binary, DECIMAL), FIXED_LEN_BYTE_ARRAY (binary, DECIMAL, FLOAT16), BOOLEAN.
+ * Anything else throws {@link Unsupported} — the caller then reads the row group with parquet-java's
+ * column readers.
  */
 final class ChunkDecoder {
   /** A page or column this decoder does not handle. */
@@ -35,59 +43,94 @@ final class ChunkDecoder {
     }
   }
 
-  private enum Kind { INT32, INT64, FLOAT, DOUBLE, BINARY }
+  /** How one decoded value reaches the Arrow vector. */
+  private enum Out {
+    /** Same little-endian width in Parquet and Arrow: bulk copy. */
+    COPY,
+    INT_TO_BYTE, INT_TO_SHORT, INT_TO_DECIMAL,
+    BYTES_TO_VARCHAR, BYTES_TO_VARBINARY, BYTES_TO_DECIMAL, HALF_TO_FLOAT, INT96_TO_MICROS,
+    BIT
+  }
+
+  /** The layout of the current page's values. */
+  private enum Layout { FIXED, BINARY, BITS, RLE_BITS, DICTIONARY }
 
   private final PageReader pages;
   private final int maxDef;
-  private final Kind kind;
+  private final PrimitiveType.PrimitiveTypeName physical;
+  private final Out out;
+  /** Bytes per value in the PLAIN layout; -1 for byte arrays, 0 for booleans. */
   private final int width;
 
-  // dictionary, decoded once
-  private long[] dictLongs;
+  // dictionary, decoded once: fixed 4 / 8-byte values, or byte strings as slices of one buffer
   private int[] dictInts;
-  private byte[][] dictBytes;
+  private long[] dictLongs;
+  private ByteBuffer dictBytes;
+  private int[] dictOffset;
+  private int[] dictLength;
   private boolean hasDictionary;
 
   // current page
   private int pageLeft;
+  private Layout layout;
   private ByteBuffer values;
+  private long bitAt;
   private HybridDecoder defs;
   private HybridDecoder ids;
   private int[] idBuffer = new int[0];
 
-  /** Whether {@code d} into {@code v} is a case this decoder handles (flat, supported types). */
+  /** Whether {@code d} into {@code target} is a case this decoder handles (flat, supported types). */
   static boolean handles(ColumnDescriptor d, ArrowType target) {
-    if (d.getMaxRepetitionLevel() != 0 || d.getMaxDefinitionLevel() > 1) return false;
-    PrimitiveTypeName t = d.getPrimitiveType().getPrimitiveTypeName();
-    return switch (t) {
-      case INT32 -> target instanceof ArrowType.Int i && i.getBitWidth() == 32 && i.getIsSigned()
-          || target instanceof ArrowType.Date dt && dt.getUnit() == org.apache.arrow.vector.types.DateUnit.DAY
-          || target instanceof ArrowType.Decimal;
-      case INT64 -> target instanceof ArrowType.Int i && i.getBitWidth() == 64 && i.getIsSigned()
-          || target instanceof ArrowType.Timestamp || target instanceof ArrowType.Decimal;
-      case FLOAT -> target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE;
-      case DOUBLE -> target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.DOUBLE;
-      case BINARY -> target instanceof ArrowType.Utf8 || target instanceof ArrowType.Binary;
-      default -> false;
+    return d.getMaxRepetitionLevel() == 0 && d.getMaxDefinitionLevel() <= 1 && out(d.getPrimitiveType(), target) != null;
+  }
+
+  private static Out out(PrimitiveType p, ArrowType target) {
+    return switch (p.getPrimitiveTypeName()) {
+      case BOOLEAN -> target instanceof ArrowType.Bool ? Out.BIT : null;
+      case INT32 -> {
+        if (target instanceof ArrowType.Int i) {
+          yield switch (i.getBitWidth()) { case 32 -> Out.COPY; case 16 -> Out.INT_TO_SHORT; case 8 -> Out.INT_TO_BYTE; default -> null; };
+        }
+        if (target instanceof ArrowType.Date dt && dt.getUnit() == DateUnit.DAY) yield Out.COPY;
+        yield target instanceof ArrowType.Decimal ? Out.INT_TO_DECIMAL : null;
+      }
+      case INT64 -> {
+        if (target instanceof ArrowType.Int i && i.getBitWidth() == 64 || target instanceof ArrowType.Timestamp) yield Out.COPY;
+        yield target instanceof ArrowType.Decimal ? Out.INT_TO_DECIMAL : null;
+      }
+      case INT96 -> target instanceof ArrowType.Timestamp t && t.getUnit() == TimeUnit.MICROSECOND ? Out.INT96_TO_MICROS : null;
+      case FLOAT -> target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE ? Out.COPY : null;
+      case DOUBLE -> target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.DOUBLE ? Out.COPY : null;
+      case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+        if (target instanceof ArrowType.Utf8) yield Out.BYTES_TO_VARCHAR;
+        if (target instanceof ArrowType.Binary) yield Out.BYTES_TO_VARBINARY;
+        if (target instanceof ArrowType.Decimal) yield Out.BYTES_TO_DECIMAL;
+        if (target instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE
+            && p.getTypeLength() == 2
+            && p.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.Float16LogicalTypeAnnotation) {
+          yield Out.HALF_TO_FLOAT;
+        }
+        yield null;
+      }
     };
   }
 
-  /** Integers stored as a DECIMAL(p <= 18): widened to Arrow's 16-byte little-endian decimals. */
-  private final boolean decimal;
-
   ChunkDecoder(PageReader pages, ColumnDescriptor d, ArrowType target) {
     this.pages = pages;
-    this.decimal = target instanceof ArrowType.Decimal;
     this.maxDef = d.getMaxDefinitionLevel();
-    this.kind = switch (d.getPrimitiveType().getPrimitiveTypeName()) {
-      case INT32 -> Kind.INT32;
-      case INT64 -> Kind.INT64;
-      case FLOAT -> Kind.FLOAT;
-      case DOUBLE -> Kind.DOUBLE;
-      case BINARY -> Kind.BINARY;
-      default -> throw new Unsupported(d.toString());
+    PrimitiveType p = d.getPrimitiveType();
+    this.physical = p.getPrimitiveTypeName();
+    this.out = out(p, target);
+    if (out == null) throw new Unsupported(d.toString());
+    this.width = switch (physical) {
+      case BOOLEAN -> 0;
+      case INT32, FLOAT -> 4;
+      case INT64, DOUBLE -> 8;
+      case INT96 -> 12;
+      case FIXED_LEN_BYTE_ARRAY -> p.getTypeLength();
+      case BINARY -> -1;
     };
-    this.width = switch (kind) { case INT32, FLOAT -> 4; case INT64, DOUBLE -> 8; case BINARY -> -1; };
+    if (physical == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY && width <= 0) throw new Unsupported(d.toString());
     DictionaryPage dict = pages.readDictionaryPage();
     if (dict != null) readDictionary(dict);
   }
@@ -98,24 +141,37 @@ final class ChunkDecoder {
     }
     ByteBuffer b = bytes(dict.getBytes());
     int n = dict.getDictionarySize();
+    if (n < 0 || (width > 0 ? (long) n * width : 4L * n) > b.remaining()) {
+      throw new IllegalStateException("dictionary page of " + b.remaining() + " bytes cannot hold " + n + " values");
+    }
     hasDictionary = true;
-    switch (kind) {
-      case INT32, FLOAT -> {
-        dictInts = new int[n];
-        for (int i = 0; i < n; i++) dictInts[i] = b.getInt();
-      }
-      case INT64, DOUBLE -> {
-        dictLongs = new long[n];
-        for (int i = 0; i < n; i++) dictLongs[i] = b.getLong();
-      }
-      case BINARY -> {
-        dictBytes = new byte[n][];
-        for (int i = 0; i < n; i++) {
-          byte[] v = new byte[b.getInt()];
-          b.get(v);
-          dictBytes[i] = v;
+    switch (width) {
+      case 0 -> throw new Unsupported("dictionary of booleans");
+      case 4 -> {
+        if (physical != PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+          dictInts = new int[n];
+          for (int i = 0; i < n; i++) dictInts[i] = b.getInt();
+          return;
         }
       }
+      case 8 -> {
+        if (physical != PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+          dictLongs = new long[n];
+          for (int i = 0; i < n; i++) dictLongs[i] = b.getLong();
+          return;
+        }
+      }
+      default -> { }
+    }
+    dictBytes = b;
+    dictOffset = new int[n];
+    dictLength = new int[n];
+    for (int i = 0; i < n; i++) {
+      int len = width > 0 ? width : b.getInt();
+      if (len < 0 || len > b.remaining()) throw new IllegalStateException("dictionary value of " + len + " bytes");
+      dictOffset[i] = b.position();
+      dictLength[i] = len;
+      b.position(b.position() + len);
     }
   }
 
@@ -140,6 +196,7 @@ final class ChunkDecoder {
         if (v1.getDlEncoding() != Encoding.RLE) throw new Unsupported("definition levels encoded " + v1.getDlEncoding());
         int len = data.getInt();
         int start = data.position();
+        if (len < 0 || len > data.remaining()) throw new IllegalStateException("definition levels of " + len + " bytes");
         ByteBuffer levels = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         levels.limit(start + len);
         defs = new HybridDecoder(levels, 1, start + len);
@@ -159,17 +216,44 @@ final class ChunkDecoder {
     } else {
       throw new Unsupported("page " + page);
     }
+    ids = null;
+    values = data;
+    layout = width > 0 ? Layout.FIXED : width < 0 ? Layout.BINARY : Layout.BITS;
     switch (valueEncoding) {
-      case PLAIN -> {
-        values = data;
-        ids = null;
-      }
+      case PLAIN -> bitAt = (long) data.position() << 3;
       case PLAIN_DICTIONARY, RLE_DICTIONARY -> {
         if (!hasDictionary) throw new IllegalStateException("dictionary-encoded page without a dictionary page");
         int bitWidth = data.get() & 0xFF;
         if (bitWidth > 32) throw new IllegalStateException("dictionary id bit width " + bitWidth);
         ids = new HybridDecoder(data, bitWidth, data.limit());
-        values = null;
+        layout = Layout.DICTIONARY;
+      }
+      case RLE -> {
+        if (width != 0) throw new Unsupported("RLE values of " + physical);
+        int len = data.getInt();
+        if (len < 0 || len > data.remaining()) throw new IllegalStateException("RLE booleans of " + len + " bytes");
+        ids = new HybridDecoder(data, 1, data.position() + len);
+        layout = Layout.RLE_BITS;
+      }
+      case DELTA_BINARY_PACKED -> {
+        if (physical != PrimitiveType.PrimitiveTypeName.INT32 && physical != PrimitiveType.PrimitiveTypeName.INT64) {
+          throw new Unsupported("DELTA_BINARY_PACKED " + physical);
+        }
+        values = ValueEncodings.deltaBinaryPacked(data, pageLeft, width);
+      }
+      case DELTA_LENGTH_BYTE_ARRAY -> {
+        if (width != -1) throw new Unsupported("DELTA_LENGTH_BYTE_ARRAY " + physical);
+        values = ValueEncodings.deltaLengthByteArray(data, pageLeft);
+      }
+      case DELTA_BYTE_ARRAY -> {
+        if (width != -1 && physical != PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+          throw new Unsupported("DELTA_BYTE_ARRAY " + physical);
+        }
+        values = ValueEncodings.deltaByteArray(data, pageLeft, Math.max(width, 0));
+      }
+      case BYTE_STREAM_SPLIT -> {
+        if (width <= 0) throw new Unsupported("BYTE_STREAM_SPLIT " + physical);
+        values = ValueEncodings.byteStreamSplit(data, width);
       }
       default -> throw new Unsupported("value encoding " + valueEncoding);
     }
@@ -226,87 +310,161 @@ final class ChunkDecoder {
   }
 
   private void skipValue() {
-    if (ids != null) {
-      ids.next();
-    } else if (kind == Kind.BINARY) {
-      int len = values.getInt();
-      values.position(values.position() + len);
-    } else {
-      values.position(values.position() + width);
+    switch (layout) {
+      case DICTIONARY, RLE_BITS -> ids.next();
+      case BINARY -> {
+        int len = values.getInt();
+        values.position(values.position() + len);
+      }
+      case FIXED -> values.position(values.position() + width);
+      case BITS -> bitAt++;
     }
   }
 
   /** {@code count} non-NULL values into slots {@code [at, at + count)}. */
   private void readValues(FieldVector v, int at, int count) {
-    if (ids != null) {
-      if (idBuffer.length < count) idBuffer = new int[Math.max(count, 1024)];
-      ids.read(idBuffer, 0, count);
-      gather(v, at, count);
-      return;
-    }
-    if (kind == Kind.BINARY) {
-      for (int j = 0; j < count; j++) {
-        int len = values.getInt();
-        int pos = values.position();
-        if (v instanceof VarCharVector s) s.setSafe(at + j, values, pos, len);
-        else ((VarBinaryVector) v).setSafe(at + j, values, pos, len);
-        values.position(pos + len);
+    switch (layout) {
+      case DICTIONARY -> {
+        if (idBuffer.length < count) idBuffer = new int[Math.max(count, 1024)];
+        ids.read(idBuffer, 0, count);
+        gather(v, at, count);
       }
-      return;
+      case FIXED -> fixed(v, at, count);
+      case BINARY -> {
+        for (int j = 0; j < count; j++) {
+          int len = values.getInt();
+          int pos = values.position();
+          if (len < 0 || len > values.remaining()) throw new IllegalStateException("byte array of " + len + " bytes");
+          storeBytes(v, at + j, values, pos, len);
+          values.position(pos + len);
+        }
+      }
+      case BITS -> {
+        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+        for (int j = 0; j < count; j++, bitAt++) {
+          int bit = (values.get((int) (bitAt >>> 3)) >>> (bitAt & 7)) & 1;
+          BitVectorHelper.setValidityBit(data, at + j, bit);
+        }
+        setValid((BaseFixedWidthVector) v, at, count);
+      }
+      case RLE_BITS -> {
+        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+        for (int j = 0; j < count; j++) BitVectorHelper.setValidityBit(data, at + j, ids.next() & 1);
+        setValid((BaseFixedWidthVector) v, at, count);
+      }
     }
-    if (decimal) {
-      ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
-      for (int j = 0; j < count; j++) putDecimal(data, at + j, kind == Kind.INT32 ? values.getInt() : values.getLong());
-      setValid((BaseFixedWidthVector) v, at, count);
-      return;
-    }
-    // fixed width: Parquet PLAIN is little-endian, as Arrow's buffers are: one bulk copy
-    BaseFixedWidthVector f = (BaseFixedWidthVector) v;
-    ArrowBuf data = f.getDataBuffer();
-    int bytes = count * width;
-    ByteBuffer slice = values.slice(values.position(), bytes);
-    data.setBytes((long) at * width, slice);
-    values.position(values.position() + bytes);
-    setValid(f, at, count);
   }
 
-  private static void putDecimal(ArrowBuf data, int i, long unscaled) {
-    data.setLong((long) i * 16, unscaled);
-    data.setLong((long) i * 16 + 8, unscaled >> 63);
+  /** {@code count} values of the PLAIN fixed-width layout. */
+  private void fixed(FieldVector v, int at, int count) {
+    int bytes = count * width;
+    if (bytes > values.remaining()) throw new IllegalStateException("the page ends before its values");
+    int pos = values.position();
+    switch (out) {
+      case COPY -> {
+        // Parquet PLAIN is little-endian, as Arrow's buffers are: one bulk copy
+        BaseFixedWidthVector f = (BaseFixedWidthVector) v;
+        f.getDataBuffer().setBytes((long) at * width, values.slice(pos, bytes));
+        setValid(f, at, count);
+      }
+      case INT_TO_BYTE, INT_TO_SHORT, INT_TO_DECIMAL -> {
+        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+        for (int j = 0; j < count; j++) {
+          storeLong(data, at + j, width == 4 ? values.getInt(pos + 4 * j) : values.getLong(pos + 8 * j));
+        }
+        setValid((BaseFixedWidthVector) v, at, count);
+      }
+      default -> {
+        for (int j = 0; j < count; j++) storeBytes(v, at + j, values, pos + j * width, width);
+      }
+    }
+    values.position(pos + bytes);
   }
 
   private void gather(FieldVector v, int at, int count) {
-    if (decimal) {
-      ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+    if (dictBytes != null) {
       for (int j = 0; j < count; j++) {
-        putDecimal(data, at + j, kind == Kind.INT32 ? dictInts[idBuffer[j]] : dictLongs[idBuffer[j]]);
+        int id = idBuffer[j];
+        storeBytes(v, at + j, dictBytes, dictOffset[id], dictLength[id]);
       }
-      setValid((BaseFixedWidthVector) v, at, count);
       return;
     }
-    switch (kind) {
-      case INT32, FLOAT -> {
-        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
-        for (int j = 0; j < count; j++) data.setInt((long) (at + j) * 4, dictInts[idBuffer[j]]);
-        setValid((BaseFixedWidthVector) v, at, count);
+    ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+    if (out == Out.COPY && dictInts != null) {
+      for (int j = 0; j < count; j++) data.setInt((long) (at + j) * 4, dictInts[idBuffer[j]]);
+    } else if (out == Out.COPY) {
+      for (int j = 0; j < count; j++) data.setLong((long) (at + j) * 8, dictLongs[idBuffer[j]]);
+    } else if (dictInts != null) {
+      for (int j = 0; j < count; j++) storeLong(data, at + j, dictInts[idBuffer[j]]);
+    } else {
+      for (int j = 0; j < count; j++) storeLong(data, at + j, dictLongs[idBuffer[j]]);
+    }
+    setValid((BaseFixedWidthVector) v, at, count);
+  }
+
+  /** An integer into a narrower or decimal slot; the caller sets validity. */
+  private void storeLong(ArrowBuf data, int slot, long x) {
+    switch (out) {
+      case INT_TO_BYTE -> data.setByte(slot, (byte) x);
+      case INT_TO_SHORT -> data.setShort((long) slot * 2, (short) x);
+      case INT_TO_DECIMAL -> {
+        data.setLong((long) slot * 16, x);
+        data.setLong((long) slot * 16 + 8, x >> 63);
       }
-      case INT64, DOUBLE -> {
-        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
-        for (int j = 0; j < count; j++) data.setLong((long) (at + j) * 8, dictLongs[idBuffer[j]]);
-        setValid((BaseFixedWidthVector) v, at, count);
-      }
-      case BINARY -> {
-        for (int j = 0; j < count; j++) {
-          byte[] b = dictBytes[idBuffer[j]];
-          if (v instanceof VarCharVector s) s.setSafe(at + j, b);
-          else ((VarBinaryVector) v).setSafe(at + j, b);
-        }
-      }
+      default -> throw new IllegalStateException("integer into " + out);
     }
   }
 
+  /** The bytes {@code [off, off + len)} of {@code buf} as one value in slot {@code slot}. */
+  private void storeBytes(FieldVector v, int slot, ByteBuffer buf, int off, int len) {
+    switch (out) {
+      case BYTES_TO_VARCHAR -> ((VarCharVector) v).setSafe(slot, buf, off, len);
+      case BYTES_TO_VARBINARY -> ((VarBinaryVector) v).setSafe(slot, buf, off, len);
+      case BYTES_TO_DECIMAL -> {
+        if (len > 16) throw new IllegalStateException("decimal value of " + len + " bytes does not fit 128 bits");
+        long sign = len > 0 && buf.get(off) < 0 ? -1L : 0L;
+        long lo = sign;
+        long hi = sign;
+        for (int i = 0; i < len; i++) { // i-th least significant byte
+          long b = buf.get(off + len - 1 - i) & 0xFFL;
+          if (i < 8) lo = lo & ~(0xFFL << (8 * i)) | b << (8 * i);
+          else hi = hi & ~(0xFFL << (8 * (i - 8))) | b << (8 * (i - 8));
+        }
+        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+        data.setLong((long) slot * 16, lo);
+        data.setLong((long) slot * 16 + 8, hi);
+        BitVectorHelper.setBit(((BaseFixedWidthVector) v).getValidityBuffer(), slot);
+      }
+      case HALF_TO_FLOAT -> {
+        if (len != 2) throw new IllegalStateException("FLOAT16 value of " + len + " bytes");
+        float f = ValueDecoder.halfToFloat(new byte[] {buf.get(off), buf.get(off + 1)});
+        ((BaseFixedWidthVector) v).getDataBuffer().setFloat((long) slot * 4, f);
+        BitVectorHelper.setBit(((BaseFixedWidthVector) v).getValidityBuffer(), slot);
+      }
+      case INT96_TO_MICROS -> {
+        if (len != 12) throw new IllegalStateException("INT96 value of " + len + " bytes");
+        ByteBuffer le = buf.order() == ByteOrder.LITTLE_ENDIAN ? buf : buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        long nanosOfDay = le.getLong(off);
+        int julianDay = le.getInt(off + 8);
+        long micros = (julianDay - 2_440_588L) * 86_400_000_000L + Math.floorDiv(nanosOfDay, 1000L);
+        ((BaseFixedWidthVector) v).getDataBuffer().setLong((long) slot * 8, micros);
+        BitVectorHelper.setBit(((BaseFixedWidthVector) v).getValidityBuffer(), slot);
+      }
+      default -> throw new IllegalStateException("bytes into " + out);
+    }
+  }
+
+  /** Marks slots {@code [at, at + count)} valid: whole bytes at once, bits at the ends. */
   private static void setValid(BaseFixedWidthVector f, int at, int count) {
     ArrowBuf validity = f.getValidityBuffer();
-    for (int j = 0; j < count; j++) BitVectorHelper.setBit(validity, at + j);
+    int i = at;
+    int end = at + count;
+    while (i < end && (i & 7) != 0) BitVectorHelper.setBit(validity, i++);
+    int fullBytes = (end - i) >>> 3;
+    if (fullBytes > 0) {
+      validity.setOne(i >>> 3, fullBytes);
+      i += fullBytes << 3;
+    }
+    while (i < end) BitVectorHelper.setBit(validity, i++);
   }
 }

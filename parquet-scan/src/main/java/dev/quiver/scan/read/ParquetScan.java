@@ -89,6 +89,18 @@ public final class ParquetScan implements AutoCloseable {
   /** Quiver's own page decoders ({@code -Dquiver.scan.decoders=parquet-java} turns them off, to compare). */
   private static final boolean useOwnDecoders = !"parquet-java".equals(System.getProperty("quiver.scan.decoders"));
 
+  /** Column chunks that Quiver's own decoders were meant to read but parquet-java's readers read. */
+  private static final java.util.concurrent.atomic.AtomicLong ownDecoderMisses = new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * How many column chunks (since the JVM started) went to parquet-java's column readers although the
+   * own decoders were on and no page index was used: a type or encoding the own decoders do not handle.
+   * For tests and benchmarks.
+   */
+  public static long ownDecoderMisses() {
+    return ownDecoderMisses.get();
+  }
+
   /** The row groups still to read, in order. */
   private ArrayDeque<RowGroupTask> todo;
   private final ArrayDeque<Running> inFlight = new ArrayDeque<>();
@@ -265,6 +277,7 @@ public final class ParquetScan implements AutoCloseable {
         try {
           readRowGroup(reader, ranges, requestedNames, rows, late, own, out);
         } catch (ChunkDecoder.Unsupported fallback) {
+          ownDecoderMisses.addAndGet(requestedNames.size());
           out.forEach(VectorSchemaRoot::close);
           out.clear();
           readRowGroup(reader, ranges, requestedNames, rows, late, false, out);
@@ -296,6 +309,7 @@ public final class ParquetScan implements AutoCloseable {
             if (own && ChunkDecoder.handles(d, fields.get(c).getType())) {
               decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, fields.get(c).getType());
             } else {
+              if (own) ownDecoderMisses.incrementAndGet();
               if (store == null) {
                 store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
                     footer.getFileMetaData().getCreatedBy());
