@@ -261,25 +261,30 @@ final class ChunkDecoder {
 
   /** Decodes the next {@code n} values of the chunk into slots {@code [0, n)} of {@code v}. */
   void read(FieldVector v, int n) {
+    readInto(v, 0, n);
+  }
+
+  /** Decodes the next {@code n} values of the chunk into slots {@code [at, at + n)} of {@code v}. */
+  private void readInto(FieldVector v, int at, int n) {
     int i = 0;
     while (i < n) {
       if (pageLeft == 0) nextPage();
       int take = Math.min(pageLeft, n - i);
       if (defs == null) {
-        readValues(v, i, take);
+        readValues(v, at + i, take);
       } else {
         int k = 0;
         while (k < take) {
           int run = defs.repeatedRunLength();
           if (run > 0) {
             int len = Math.min(run, take - k);
-            if (defs.runValue() == maxDef) readValues(v, i + k, len);
-            else for (int j = 0; j < len; j++) v.setNull(i + k + j);
+            if (defs.runValue() == maxDef) readValues(v, at + i + k, len);
+            else for (int j = 0; j < len; j++) v.setNull(at + i + k + j);
             defs.skipRun(len);
             k += len;
           } else {
-            if (defs.next() == maxDef) readValues(v, i + k, 1);
-            else v.setNull(i + k);
+            if (defs.next() == maxDef) readValues(v, at + i + k, 1);
+            else v.setNull(at + i + k);
             k++;
           }
         }
@@ -291,33 +296,69 @@ final class ChunkDecoder {
 
   /**
    * Decodes the next {@code n} values, keeping those with {@code keep[i]} into consecutive slots from 0
-   * and skipping the others (late materialization).
+   * and skipping the others (late materialization); runs of kept and of skipped rows are handled whole.
    */
   void readSelected(FieldVector v, int n, boolean[] keep) {
+    int i = 0;
     int k = 0;
-    for (int i = 0; i < n; i++) {
-      if (pageLeft == 0) nextPage();
-      boolean present = defs == null || defs.next() == maxDef;
-      if (keep[i]) {
-        if (present) readValues(v, k, 1);
-        else v.setNull(k);
-        k++;
-      } else if (present) {
-        skipValue();
+    while (i < n) {
+      boolean want = keep[i];
+      int j = i + 1;
+      while (j < n && keep[j] == want) j++;
+      if (want) {
+        readInto(v, k, j - i);
+        k += j - i;
+      } else {
+        skip(j - i);
       }
-      pageLeft--;
+      i = j;
     }
   }
 
-  private void skipValue() {
-    switch (layout) {
-      case DICTIONARY, RLE_BITS -> ids.next();
-      case BINARY -> {
-        int len = values.getInt();
-        values.position(values.position() + len);
+  /** Skips the next {@code n} rows: their definition levels, then their non-NULL values at once. */
+  private void skip(int n) {
+    while (n > 0) {
+      if (pageLeft == 0) nextPage();
+      int take = Math.min(pageLeft, n);
+      int present = take;
+      if (defs != null) {
+        present = 0;
+        int k = 0;
+        while (k < take) {
+          int run = defs.repeatedRunLength();
+          if (run > 0) {
+            int len = Math.min(run, take - k);
+            if (defs.runValue() == maxDef) present += len;
+            defs.skipRun(len);
+            k += len;
+          } else {
+            if (defs.next() == maxDef) present++;
+            k++;
+          }
+        }
       }
-      case FIXED -> values.position(values.position() + width);
-      case BITS -> bitAt++;
+      skipValues(present);
+      pageLeft -= take;
+      n -= take;
+    }
+  }
+
+  private void skipValues(int count) {
+    switch (layout) {
+      case DICTIONARY, RLE_BITS -> ids.skip(count);
+      case BINARY -> {
+        for (int j = 0; j < count; j++) {
+          int len = values.getInt();
+          if (len < 0 || len > values.remaining()) throw new IllegalStateException("byte array of " + len + " bytes");
+          values.position(values.position() + len);
+        }
+      }
+      case FIXED -> {
+        long bytes = (long) count * width;
+        if (bytes > values.remaining()) throw new IllegalStateException("the page ends before its values");
+        values.position(values.position() + (int) bytes);
+      }
+      case BITS -> bitAt += count;
     }
   }
 

@@ -64,6 +64,18 @@ final class HybridDecoder {
     }
   }
 
+  /** Skips {@code n} values. */
+  void skip(int n) {
+    int k = 0;
+    while (k < n) {
+      fill();
+      int take = Math.min(left, n - k);
+      if (!rle) packedAt += take;
+      left -= take;
+      k += take;
+    }
+  }
+
   private void fill() {
     if (left > 0) return;
     if (in.position() >= end) throw new IllegalStateException("RLE/bit-packed data ends before its values");

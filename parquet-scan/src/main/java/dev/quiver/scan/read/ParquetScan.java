@@ -335,7 +335,9 @@ public final class ParquetScan implements AutoCloseable {
 
     private ParquetFileReader open() {
       try {
-        ParquetReadOptions options = HadoopReadOptions.builder(FileSystems.conf()).build();
+        HadoopReadOptions.Builder builder = HadoopReadOptions.builder(FileSystems.conf());
+        if (PageCodecs.ENABLED) builder.withCodecFactory(new PageCodecs(new org.apache.parquet.hadoop.CodecFactory(FileSystems.conf(), 0)));
+        ParquetReadOptions options = builder.build();
         HadoopInputFile in = HadoopInputFile.fromPath(file.path(), FileSystems.conf());
         ParquetFileReader reader = new ParquetFileReader(in, footer, options, in.newStream());
         reader.setRequestedSchema(requested);

@@ -25,6 +25,11 @@ abstract class Accumulator {
   /** The aggregate's value in physical form, or null. */
   abstract Object result();
 
+  /** Adds rows {@code [0, n)} of {@code v} (an ungrouped aggregate takes whole batches). */
+  void addAll(ColumnValues v, int n) {
+    for (int i = 0; i < n; i++) add(v, i);
+  }
+
   /** A rough heap size, for memory accounting. */
   long size() {
     return 48;
@@ -53,6 +58,7 @@ abstract class Accumulator {
   private static final class CountStar extends Accumulator {
     long n;
     void add(ColumnValues v, int i) { n++; }
+    @Override void addAll(ColumnValues v, int rows) { n += rows; }
     Object result() { return n; }
   }
 
@@ -72,6 +78,23 @@ abstract class Accumulator {
       any = true;
       try {
         sum = Math.addExact(sum, v.getLong(i));
+      } catch (ArithmeticException e) {
+        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows BIGINT");
+      }
+    }
+    @Override void addAll(ColumnValues v, int n) {
+      if (Kernels.family(v.type()) != Kernels.Family.LONG) {
+        super.addAll(v, n);
+        return;
+      }
+      long[] x = dev.quiver.planner.kernel.BatchValues.longs(v, n);
+      boolean nulls = dev.quiver.planner.kernel.BatchValues.anyNull(v);
+      try {
+        for (int i = 0; i < n; i++) {
+          if (nulls && v.isNull(i)) continue;
+          any = true;
+          sum = Math.addExact(sum, x[i]);
+        }
       } catch (ArithmeticException e) {
         throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows BIGINT");
       }
@@ -119,6 +142,27 @@ abstract class Accumulator {
       ArrowType t = call.arg().type();
       this.scale = t instanceof ArrowType.Decimal d ? d.getScale() : 0;
       this.unscaledOk = t instanceof ArrowType.Decimal || Kernels.family(t) == Kernels.Family.LONG;
+    }
+    @Override void addAll(ColumnValues v, int rows) {
+      long[] x = !unscaledOk ? null : v.type() instanceof ArrowType.Decimal
+          ? dev.quiver.planner.kernel.BatchValues.unscaled(v, rows)
+          : Kernels.family(v.type()) == Kernels.Family.LONG ? dev.quiver.planner.kernel.BatchValues.longs(v, rows) : null;
+      if (x == null) {
+        super.addAll(v, rows);
+        return;
+      }
+      boolean nulls = dev.quiver.planner.kernel.BatchValues.anyNull(v);
+      for (int i = 0; i < rows; i++) {
+        if (nulls && v.isNull(i)) continue;
+        n++;
+        long s = unscaled + x[i];
+        if (((unscaled ^ s) & (x[i] ^ s)) < 0) {
+          big = big.add(BigDecimal.valueOf(unscaled, scale));
+          unscaled = x[i];
+        } else {
+          unscaled = s;
+        }
+      }
     }
     void add(ColumnValues v, int i) {
       if (v.isNull(i)) return;

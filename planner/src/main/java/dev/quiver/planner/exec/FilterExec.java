@@ -39,9 +39,7 @@ public final class FilterExec extends Operator {
       int[] selected = new int[n];
       int count = 0;
       try (ColumnValues mask = compiled.eval(batch, allocator)) {
-        for (int i = 0; i < n; i++) {
-          if (!mask.isNull(i) && mask.getBool(i)) selected[count++] = i;
-        }
+        count = dev.quiver.planner.kernel.BatchValues.selectTrue(mask, n, selected);
       } catch (RuntimeException e) {
         batch.close();
         throw e;

@@ -81,6 +81,7 @@ public final class Kernels {
     try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
       BitVector out = newBool(alloc, n);
       try {
+        if (compareFast(op, f, a, b, n, out)) return done(out, n);
         if (f == Family.DECIMAL && smallDecimal(a.type()) && a.type().equals(b.type())) {
           for (int i = 0; i < n; i++) {
             if (!a.isNull(i) && !b.isNull(i)) out.set(i, test(op, Long.compare(a.getUnscaledLong(i), b.getUnscaledLong(i))) ? 1 : 0);
@@ -101,6 +102,56 @@ public final class Kernels {
       }
       return done(out, n);
     }
+  }
+
+  /**
+   * Comparison over whole primitive arrays (LONG family; DECIMALs whose unscaled values fit a long, at
+   * a common scale), the result bits written a byte at a time. False when the fast path does not apply.
+   */
+  private static boolean compareFast(CmpOp op, Family f, ColumnValues a, ColumnValues b, int n, BitVector out) {
+    long[] x;
+    long[] y;
+    if (f == Family.LONG) {
+      x = BatchValues.longs(a, n);
+      y = BatchValues.longs(b, n);
+    } else if (f == Family.DECIMAL && a.type() instanceof ArrowType.Decimal da && b.type() instanceof ArrowType.Decimal db) {
+      x = BatchValues.unscaled(a, n);
+      y = x == null ? null : BatchValues.unscaled(b, n);
+      if (y == null) return false;
+      int s = Math.max(da.getScale(), db.getScale());
+      if (s - da.getScale() >= POW10.length || s - db.getScale() >= POW10.length) return false;
+      try {
+        rescale(x, POW10[s - da.getScale()]);
+        rescale(y, POW10[s - db.getScale()]);
+      } catch (ArithmeticException overflow) {
+        return false;
+      }
+    } else {
+      return false;
+    }
+    org.apache.arrow.memory.ArrowBuf data = out.getDataBuffer();
+    int bytes = (n + 7) >>> 3;
+    for (int byteIndex = 0; byteIndex < bytes; byteIndex++) {
+      int bits = 0;
+      int base = byteIndex << 3;
+      int end = Math.min(8, n - base);
+      for (int j = 0; j < end; j++) {
+        if (test(op, Long.compare(x[base + j], y[base + j]))) bits |= 1 << j;
+      }
+      data.setByte(byteIndex, bits);
+    }
+    org.apache.arrow.memory.ArrowBuf validity = out.getValidityBuffer();
+    if (!BatchValues.anyNull(a) && !BatchValues.anyNull(b)) {
+      BatchValues.setAllValid(validity, n);
+    } else {
+      for (int i = 0; i < n; i++) if (!a.isNull(i) && !b.isNull(i)) org.apache.arrow.vector.BitVectorHelper.setBit(validity, i);
+    }
+    return true;
+  }
+
+  private static void rescale(long[] values, long factor) {
+    if (factor == 1) return;
+    for (int i = 0; i < values.length; i++) values[i] = Math.multiplyExact(values[i], factor);
   }
 
   /** Three-valued AND / OR. */
@@ -240,6 +291,7 @@ public final class Kernels {
         boolean fast = f == Family.DECIMAL && a.type() instanceof ArrowType.Decimal && b.type() instanceof ArrowType.Decimal;
         int scaleA = a.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
         int scaleB = b.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
+        if (fast && decimalFast(op, a, scaleA, b, scaleB, (ArrowType.Decimal) type, n, out)) return done(out, n);
         for (int i = 0; i < n; i++) {
           if (a.isNull(i) || b.isNull(i)) continue;
           switch (f) {
@@ -269,6 +321,36 @@ public final class Kernels {
       }
       return done(out, n);
     }
+  }
+
+  /**
+   * Decimal +, -, * over whole arrays of unscaled longs, written straight into the result's buffers;
+   * a row whose result does not fit takes the exact BigDecimal path. False when an input does not fit.
+   */
+  private static boolean decimalFast(ArithOp op, ColumnValues a, int scaleA, ColumnValues b, int scaleB,
+      ArrowType.Decimal type, int n, FieldVector out) {
+    if (op != ArithOp.ADD && op != ArithOp.SUBTRACT && op != ArithOp.MULTIPLY) return false;
+    long[] x = BatchValues.unscaled(a, n);
+    long[] y = x == null ? null : BatchValues.unscaled(b, n);
+    if (y == null) return false;
+    boolean nulls = BatchValues.anyNull(a) || BatchValues.anyNull(b);
+    org.apache.arrow.memory.ArrowBuf data = out.getDataBuffer();
+    org.apache.arrow.memory.ArrowBuf validity = out.getValidityBuffer();
+    for (int i = 0; i < n; i++) {
+      if (nulls && (a.isNull(i) || b.isNull(i))) continue;
+      long r;
+      try {
+        r = decimalLongOp(op, x[i], scaleA, y[i], scaleB, type);
+      } catch (ArithmeticException overflowOfTheFastPath) {
+        Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));
+        continue;
+      }
+      data.setLong((long) i * 16, r);
+      data.setLong((long) i * 16 + 8, r >> 63);
+      if (nulls) org.apache.arrow.vector.BitVectorHelper.setBit(validity, i);
+    }
+    if (!nulls) BatchValues.setAllValid(validity, n);
+    return true;
   }
 
   /** Whether a type is a DECIMAL whose unscaled values always fit a long. */

@@ -1,0 +1,93 @@
+package dev.quiver.scan.read;
+
+import com.github.luben.zstd.Zstd;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.xerial.snappy.Snappy;
+
+/**
+ * Page decompression for the scan: ZSTD and SNAPPY pages are decompressed in one call from the page's
+ * bytes into an array of the page's declared size (parquet-java streams them through a decompressor
+ * stream and copies the result again); every other codec goes to parquet-java's own factory. A page whose
+ * data does not decompress to exactly its declared size fails as corrupt.
+ */
+final class PageCodecs implements CompressionCodecFactory {
+  /** Off with {@code -Dquiver.scan.codecs=parquet-java}, to compare. */
+  static final boolean ENABLED = !"parquet-java".equals(System.getProperty("quiver.scan.codecs"));
+
+  private final CodecFactory fallback;
+
+  PageCodecs(CodecFactory fallback) {
+    this.fallback = fallback;
+  }
+
+  @Override
+  public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
+    return switch (codec) {
+      case ZSTD -> new OneShot(codec, fallback.getDecompressor(codec));
+      case SNAPPY -> new OneShot(codec, fallback.getDecompressor(codec));
+      default -> fallback.getDecompressor(codec);
+    };
+  }
+
+  @Override
+  public BytesInputCompressor getCompressor(CompressionCodecName codec) {
+    return fallback.getCompressor(codec);
+  }
+
+  @Override
+  public void release() {
+    fallback.release();
+  }
+
+  private record OneShot(CompressionCodecName codec, BytesInputDecompressor fallback) implements BytesInputDecompressor {
+    @Override
+    public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
+      if (uncompressedSize < 0) throw new IOException("page declares " + uncompressedSize + " uncompressed bytes");
+      ByteBuffer in = bytes.toByteBuffer();
+      byte[] src;
+      int offset;
+      int length = in.remaining();
+      if (in.hasArray()) {
+        src = in.array();
+        offset = in.arrayOffset() + in.position();
+      } else {
+        src = new byte[length];
+        in.duplicate().get(src);
+        offset = 0;
+      }
+      if (length == 0 && uncompressedSize == 0) return BytesInput.empty(); // e.g. an empty data page v2
+      byte[] out = new byte[uncompressedSize];
+      long n;
+      if (codec == CompressionCodecName.ZSTD) {
+        n = Zstd.decompressByteArray(out, 0, uncompressedSize, src, offset, length);
+        if (Zstd.isError(n)) throw new IOException("ZSTD page does not decompress: " + Zstd.getErrorName(n));
+      } else {
+        if (!Snappy.isValidCompressedBuffer(src, offset, length)) throw new IOException("SNAPPY page does not decompress");
+        int declared = Snappy.uncompressedLength(src, offset, length);
+        if (declared != uncompressedSize) {
+          throw new IOException("SNAPPY page holds " + declared + " bytes, its header says " + uncompressedSize);
+        }
+        n = Snappy.uncompress(src, offset, length, out, 0);
+      }
+      if (n != uncompressedSize) {
+        throw new IOException(codec + " page decompresses to " + n + " bytes, its header says " + uncompressedSize);
+      }
+      return BytesInput.from(out);
+    }
+
+    @Override
+    public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output, int uncompressedSize) throws IOException {
+      fallback.decompress(input, compressedSize, output, uncompressedSize);
+    }
+
+    @Override
+    public void release() {
+      fallback.release();
+    }
+  }
+}
