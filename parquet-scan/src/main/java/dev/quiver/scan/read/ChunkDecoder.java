@@ -70,6 +70,13 @@ final class ChunkDecoder {
   private int[] dictLength;
   private boolean hasDictionary;
 
+  // rows: the chunk's next row, and for a page-index read the selected row ranges (pages outside them
+  // are absent; each page says its first row)
+  private long row;
+  private final java.util.List<org.apache.parquet.internal.filter2.columnindex.RowRanges.Range> ranges;
+  private int rangeAt;
+  private long selectedNext;
+
   // current page
   private int pageLeft;
   private Layout layout;
@@ -116,7 +123,18 @@ final class ChunkDecoder {
   }
 
   ChunkDecoder(PageReader pages, ColumnDescriptor d, ArrowType target) {
+    this(pages, d, target, null);
+  }
+
+  /**
+   * A decoder that returns only the rows in {@code ranges} (null: every row), from the pages a
+   * page-index read returned.
+   */
+  ChunkDecoder(PageReader pages, ColumnDescriptor d, ArrowType target,
+      org.apache.parquet.internal.filter2.columnindex.RowRanges ranges) {
     this.pages = pages;
+    this.ranges = ranges == null ? null : ranges.getRanges();
+    if (this.ranges != null && !this.ranges.isEmpty()) selectedNext = this.ranges.get(0).from;
     this.maxDef = d.getMaxDefinitionLevel();
     PrimitiveType p = d.getPrimitiveType();
     this.physical = p.getPrimitiveTypeName();
@@ -187,6 +205,11 @@ final class ChunkDecoder {
     DataPage page = pages.readPage();
     if (page == null) throw new IllegalStateException("the column chunk has fewer values than its row group");
     pageLeft = page.getValueCount();
+    if (page.getFirstRowIndex().isPresent()) {
+      row = page.getFirstRowIndex().get();
+    } else if (ranges != null) {
+      throw new Unsupported("a page without its first row index");
+    }
     Encoding valueEncoding;
     ByteBuffer data;
     if (page instanceof DataPageV1 v1) {
@@ -259,16 +282,64 @@ final class ChunkDecoder {
     }
   }
 
-  /** Decodes the next {@code n} values of the chunk into slots {@code [0, n)} of {@code v}. */
+  /** Decodes the next {@code n} (selected) rows of the chunk into slots {@code [0, n)} of {@code v}. */
   void read(FieldVector v, int n) {
-    readInto(v, 0, n);
+    readRows(v, 0, n);
+  }
+
+  /** The next {@code n} selected rows into slots {@code [at, at + n)}, range by range. */
+  private void readRows(FieldVector v, int at, int n) {
+    int k = 0;
+    while (k < n) {
+      int len = toSelected(n - k);
+      readInto(v, at + k, len);
+      k += len;
+    }
+  }
+
+  /** Skips the next {@code n} selected rows. */
+  private void skipRows(int n) {
+    int k = 0;
+    while (k < n) {
+      int len = toSelected(n - k);
+      skip(len);
+      k += len;
+    }
+  }
+
+  /**
+   * For a page-index read: moves to the next selected row and returns how many selected rows follow it
+   * consecutively (at most {@code max}), counting them as consumed. Otherwise {@code max}.
+   */
+  private int toSelected(int max) {
+    if (ranges == null) return max;
+    while (selectedNext > ranges.get(rangeAt).to) {
+      rangeAt++;
+      if (rangeAt >= ranges.size()) throw new IllegalStateException("more rows requested than the page index selected");
+      selectedNext = ranges.get(rangeAt).from;
+    }
+    while (row < selectedNext) {
+      if (pageLeft == 0) {
+        nextPage();
+        continue;
+      }
+      skip((int) Math.min(pageLeft, selectedNext - row));
+    }
+    if (row != selectedNext) throw new IllegalStateException("page index: row " + row + " where row " + selectedNext + " was expected");
+    int len = (int) Math.min(max, ranges.get(rangeAt).to - selectedNext + 1);
+    selectedNext += len;
+    return len;
   }
 
   /** Decodes the next {@code n} values of the chunk into slots {@code [at, at + n)} of {@code v}. */
   private void readInto(FieldVector v, int at, int n) {
     int i = 0;
     while (i < n) {
-      if (pageLeft == 0) nextPage();
+      if (pageLeft == 0) {
+        long expected = row;
+        nextPage();
+        if (row != expected) throw new IllegalStateException("page index: page starts at row " + row + ", not " + expected);
+      }
       int take = Math.min(pageLeft, n - i);
       if (defs == null) {
         readValues(v, at + i, take);
@@ -290,6 +361,7 @@ final class ChunkDecoder {
         }
       }
       pageLeft -= take;
+      row += take;
       i += take;
     }
   }
@@ -306,10 +378,10 @@ final class ChunkDecoder {
       int j = i + 1;
       while (j < n && keep[j] == want) j++;
       if (want) {
-        readInto(v, k, j - i);
+        readRows(v, k, j - i);
         k += j - i;
       } else {
-        skip(j - i);
+        skipRows(j - i);
       }
       i = j;
     }
@@ -339,6 +411,7 @@ final class ChunkDecoder {
       }
       skipValues(present);
       pageLeft -= take;
+      row += take;
       n -= take;
     }
   }

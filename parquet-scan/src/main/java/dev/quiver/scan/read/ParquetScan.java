@@ -94,7 +94,7 @@ public final class ParquetScan implements AutoCloseable {
 
   /**
    * How many column chunks (since the JVM started) went to parquet-java's column readers although the
-   * own decoders were on and no page index was used: a type or encoding the own decoders do not handle.
+   * own decoders were on: a type or encoding the own decoders do not handle.
    * For tests and benchmarks.
    */
   public static long ownDecoderMisses() {
@@ -270,10 +270,10 @@ public final class ParquetScan implements AutoCloseable {
         // late materialization: the predicate's columns first, the others only for the rows that pass
         boolean late = rowFilter != null && requestedNames.containsAll(rowFilter.columns())
             && !rowFilter.columns().containsAll(requestedNames);
-        // Quiver's own batch decoders for whole row groups; parquet-java's column readers for page-index
-        // reads (they skip to the selected rows) and whatever the own decoders do not handle — if one
-        // meets such a page, the row group is read again
-        boolean own = ranges == null && useOwnDecoders;
+        // Quiver's own batch decoders (for page-index reads they skip to the selected rows themselves);
+        // parquet-java's column readers for whatever the own decoders do not handle — if one meets such
+        // a page, the row group is read again that way
+        boolean own = useOwnDecoders;
         try {
           readRowGroup(reader, ranges, requestedNames, rows, late, own, out);
         } catch (ChunkDecoder.Unsupported fallback) {
@@ -307,7 +307,7 @@ public final class ParquetScan implements AutoCloseable {
             if (!requestedNames.contains(name)) continue;
             ColumnDescriptor d = requested.getColumnDescription(new String[] {name});
             if (own && ChunkDecoder.handles(d, fields.get(c).getType())) {
-              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, fields.get(c).getType());
+              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, fields.get(c).getType(), ranges);
             } else {
               if (own) ownDecoderMisses.incrementAndGet();
               if (store == null) {
