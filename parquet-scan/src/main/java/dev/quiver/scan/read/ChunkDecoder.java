@@ -85,6 +85,17 @@ final class ChunkDecoder {
   private HybridDecoder defs;
   private HybridDecoder ids;
   private int[] idBuffer = new int[0];
+  /**
+   * Fixed-width values are assembled here (little-endian, plain Java array writes) and copied into the
+   * Arrow buffer at once: one bounds check per run instead of one per value.
+   */
+  private byte[] stage = new byte[0];
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.invoke.VarHandle INTS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.invoke.VarHandle SHORTS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** Whether {@code d} into {@code target} is a case this decoder handles (flat, supported types). */
   static boolean handles(ColumnDescriptor d, ArrowType target) {
@@ -482,11 +493,13 @@ final class ChunkDecoder {
         setValid(f, at, count);
       }
       case INT_TO_BYTE, INT_TO_SHORT, INT_TO_DECIMAL -> {
-        ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
-        for (int j = 0; j < count; j++) {
-          storeLong(data, at + j, width == 4 ? values.getInt(pos + 4 * j) : values.getLong(pos + 8 * j));
+        byte[] st = stage(count);
+        if (width == 4) {
+          for (int j = 0; j < count; j++) stageLong(st, j, values.getInt(pos + 4 * j));
+        } else {
+          for (int j = 0; j < count; j++) stageLong(st, j, values.getLong(pos + 8 * j));
         }
-        setValid((BaseFixedWidthVector) v, at, count);
+        flush((BaseFixedWidthVector) v, at, count);
       }
       default -> {
         for (int j = 0; j < count; j++) storeBytes(v, at + j, values, pos + j * width, width);
@@ -503,30 +516,56 @@ final class ChunkDecoder {
       }
       return;
     }
-    ArrowBuf data = ((BaseFixedWidthVector) v).getDataBuffer();
+    byte[] st = stage(count);
+    int[] idsRead = idBuffer;
     if (out == Out.COPY && dictInts != null) {
-      for (int j = 0; j < count; j++) data.setInt((long) (at + j) * 4, dictInts[idBuffer[j]]);
+      int[] dict = dictInts;
+      for (int j = 0; j < count; j++) INTS.set(st, j << 2, dict[idsRead[j]]);
     } else if (out == Out.COPY) {
-      for (int j = 0; j < count; j++) data.setLong((long) (at + j) * 8, dictLongs[idBuffer[j]]);
+      long[] dict = dictLongs;
+      for (int j = 0; j < count; j++) LONGS.set(st, j << 3, dict[idsRead[j]]);
     } else if (dictInts != null) {
-      for (int j = 0; j < count; j++) storeLong(data, at + j, dictInts[idBuffer[j]]);
+      for (int j = 0; j < count; j++) stageLong(st, j, dictInts[idsRead[j]]);
     } else {
-      for (int j = 0; j < count; j++) storeLong(data, at + j, dictLongs[idBuffer[j]]);
+      for (int j = 0; j < count; j++) stageLong(st, j, dictLongs[idsRead[j]]);
     }
-    setValid((BaseFixedWidthVector) v, at, count);
+    flush((BaseFixedWidthVector) v, at, count);
   }
 
-  /** An integer into a narrower or decimal slot; the caller sets validity. */
-  private void storeLong(ArrowBuf data, int slot, long x) {
+  /** Arrow bytes per value of this column's vector (for the staged layouts). */
+  private int arrowWidth() {
+    return switch (out) {
+      case INT_TO_BYTE -> 1;
+      case INT_TO_SHORT -> 2;
+      case INT_TO_DECIMAL -> 16;
+      default -> width;
+    };
+  }
+
+  private byte[] stage(int count) {
+    int bytes = count * arrowWidth();
+    if (stage.length < bytes) stage = new byte[Math.max(bytes, 1 << 12)];
+    return stage;
+  }
+
+  /** An integer into staged slot {@code j}, narrowed or widened to the vector's layout. */
+  private void stageLong(byte[] st, int j, long x) {
     switch (out) {
-      case INT_TO_BYTE -> data.setByte(slot, (byte) x);
-      case INT_TO_SHORT -> data.setShort((long) slot * 2, (short) x);
+      case INT_TO_BYTE -> st[j] = (byte) x;
+      case INT_TO_SHORT -> SHORTS.set(st, j << 1, (short) x);
       case INT_TO_DECIMAL -> {
-        data.setLong((long) slot * 16, x);
-        data.setLong((long) slot * 16 + 8, x >> 63);
+        LONGS.set(st, j << 4, x);
+        LONGS.set(st, (j << 4) + 8, x >> 63);
       }
       default -> throw new IllegalStateException("integer into " + out);
     }
+  }
+
+  /** Copies {@code count} staged values into slots {@code [at, at + count)} and marks them valid. */
+  private void flush(BaseFixedWidthVector v, int at, int count) {
+    int w = arrowWidth();
+    v.getDataBuffer().setBytes((long) at * w, stage, 0, (long) count * w);
+    setValid(v, at, count);
   }
 
   /** The bytes {@code [off, off + len)} of {@code buf} as one value in slot {@code slot}. */

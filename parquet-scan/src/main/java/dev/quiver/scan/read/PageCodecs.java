@@ -67,7 +67,7 @@ final class PageCodecs implements CompressionCodecFactory {
         n = Zstd.decompressByteArray(out, 0, uncompressedSize, src, offset, length);
         if (Zstd.isError(n)) throw new IOException("ZSTD page does not decompress: " + Zstd.getErrorName(n));
       } else {
-        if (!Snappy.isValidCompressedBuffer(src, offset, length)) throw new IOException("SNAPPY page does not decompress");
+        // snappy's decompressor checks its input (a damaged page fails with IOException), no separate pass
         int declared = Snappy.uncompressedLength(src, offset, length);
         if (declared != uncompressedSize) {
           throw new IOException("SNAPPY page holds " + declared + " bytes, its header says " + uncompressedSize);

@@ -17,6 +17,18 @@ import org.apache.arrow.vector.TimeStampVector;
 public final class BatchValues {
   private BatchValues() {}
 
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.invoke.VarHandle INTS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+  /** The first {@code n} values of a fixed-width vector's data buffer, copied out at once. */
+  private static byte[] raw(FieldVector vector, int n, int width) {
+    byte[] raw = new byte[n * width];
+    vector.getDataBuffer().getBytes(0, raw, 0, raw.length);
+    return raw;
+  }
+
   /** Whether some row of the batch is NULL (a scalar NULL: every row). */
   public static boolean anyNull(ColumnValues v) {
     FieldVector vector = v.vector();
@@ -30,11 +42,11 @@ public final class BatchValues {
     if (vector == null) {
       if (!v.isNull(0)) java.util.Arrays.fill(out, v.getLong(0));
     } else if (vector instanceof BigIntVector || vector instanceof TimeStampVector) {
-      ArrowBuf data = vector.getDataBuffer();
-      for (int i = 0; i < n; i++) out[i] = data.getLong((long) i * 8);
+      byte[] raw = raw(vector, n, 8);
+      for (int i = 0; i < n; i++) out[i] = (long) LONGS.get(raw, i << 3);
     } else if (vector instanceof IntVector || vector instanceof DateDayVector) {
-      ArrowBuf data = vector.getDataBuffer();
-      for (int i = 0; i < n; i++) out[i] = data.getInt((long) i * 4);
+      byte[] raw = raw(vector, n, 4);
+      for (int i = 0; i < n; i++) out[i] = (int) INTS.get(raw, i << 2);
     } else {
       for (int i = 0; i < n; i++) if (!v.isNull(i)) out[i] = v.getLong(i);
     }
@@ -58,10 +70,10 @@ public final class BatchValues {
       }
     }
     if (!(vector instanceof DecimalVector)) return null;
-    ArrowBuf data = vector.getDataBuffer();
+    byte[] raw = raw(vector, n, 16);
     for (int i = 0; i < n; i++) {
-      long low = data.getLong((long) i * 16);
-      long high = data.getLong((long) i * 16 + 8);
+      long low = (long) LONGS.get(raw, i << 4);
+      long high = (long) LONGS.get(raw, (i << 4) + 8);
       if (high != (low >> 63)) {
         if (vector.isNull(i)) continue; // garbage under a NULL
         return null;
