@@ -509,8 +509,32 @@ public final class ParquetScan implements AutoCloseable {
     private FieldVector compact(FieldVector v, boolean[] keep, int count) {
       try (v) {
         FieldVector out = allocate(v.getField(), count);
-        int k = 0;
-        for (int i = 0; i < keep.length; i++) if (keep[i]) out.copyFromSafe(i, k++, v);
+        if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f && !(v instanceof org.apache.arrow.vector.BitVector)) {
+          // fixed width: one copy per run of kept rows, then their validity bits
+          int w = f.getTypeWidth();
+          org.apache.arrow.memory.ArrowBuf to = out.getDataBuffer();
+          org.apache.arrow.memory.ArrowBuf validity = out.getValidityBuffer();
+          boolean nulls = f.getNullCount() > 0;
+          int k = 0;
+          int i = 0;
+          while (i < keep.length) {
+            if (!keep[i]) {
+              i++;
+              continue;
+            }
+            int j = i;
+            while (j < keep.length && keep[j]) j++;
+            to.setBytes((long) k * w, f.getDataBuffer(), (long) i * w, (long) (j - i) * w);
+            for (int r = i; r < j; r++) {
+              if (!nulls || !f.isNull(r)) org.apache.arrow.vector.BitVectorHelper.setBit(validity, k + r - i);
+            }
+            k += j - i;
+            i = j;
+          }
+        } else {
+          int k = 0;
+          for (int i = 0; i < keep.length; i++) if (keep[i]) out.copyFromSafe(i, k++, v);
+        }
         out.setValueCount(count);
         return out;
       }

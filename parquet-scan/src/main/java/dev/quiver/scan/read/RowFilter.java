@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -59,6 +61,7 @@ final class RowFilter {
   int select(Map<String, FieldVector> vectors, int n, boolean[] keep) {
     Arrays.fill(keep, 0, n, true);
     for (ScanPredicate c : conjuncts) {
+      if (c instanceof ScanPredicate.Compare cmp && compareBatch(cmp, vectors.get(cmp.column()), n, keep)) continue;
       for (int i = 0; i < n; i++) {
         if (keep[i] && !Boolean.TRUE.equals(eval(c, vectors, i))) keep[i] = false;
       }
@@ -66,6 +69,65 @@ final class RowFilter {
     int count = 0;
     for (int i = 0; i < n; i++) if (keep[i]) count++;
     return count;
+  }
+
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.invoke.VarHandle INTS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+  /**
+   * A comparison of a signed integer, date, timestamp or decimal column with a literal over the whole
+   * batch: the values copied out of the Arrow buffer at once and compared as longs (decimals at the
+   * column's scale), NULL rows dropped. False (nothing done) when the pair is not one of those, or a
+   * decimal does not fit a long — the row-by-row evaluation then applies.
+   */
+  private static boolean compareBatch(ScanPredicate.Compare c, FieldVector v, int n, boolean[] keep) {
+    long k;
+    long[] x = new long[n];
+    if (c.value() instanceof Long l && (v instanceof BigIntVector || v instanceof TimeStampVector)) {
+      byte[] raw = raw(v, n, 8);
+      for (int i = 0; i < n; i++) x[i] = (long) LONGS.get(raw, i << 3);
+      k = l;
+    } else if (c.value() instanceof Long l && (v instanceof IntVector || v instanceof DateDayVector)) {
+      byte[] raw = raw(v, n, 4);
+      for (int i = 0; i < n; i++) x[i] = (int) INTS.get(raw, i << 2);
+      k = l;
+    } else if (c.value() instanceof BigDecimal d && v instanceof DecimalVector dv && d.scale() <= dv.getScale()) {
+      try {
+        k = d.setScale(dv.getScale()).unscaledValue().longValueExact();
+      } catch (ArithmeticException wide) {
+        return false;
+      }
+      byte[] raw = raw(v, n, 16);
+      for (int i = 0; i < n; i++) {
+        long low = (long) LONGS.get(raw, i << 4);
+        if ((long) LONGS.get(raw, (i << 4) + 8) != (low >> 63) && !v.isNull(i)) return false;
+        x[i] = low;
+      }
+    } else {
+      return false;
+    }
+    boolean nulls = v.getNullCount() > 0;
+    ScanPredicate.Op op = c.op();
+    for (int i = 0; i < n; i++) {
+      if (!keep[i]) continue;
+      if (nulls && v.isNull(i)) {
+        keep[i] = false;
+        continue;
+      }
+      int cmp = Long.compare(x[i], k);
+      keep[i] = switch (op) {
+        case EQ -> cmp == 0; case NE -> cmp != 0; case LT -> cmp < 0; case LE -> cmp <= 0; case GT -> cmp > 0; case GE -> cmp >= 0;
+      };
+    }
+    return true;
+  }
+
+  private static byte[] raw(FieldVector v, int n, int width) {
+    byte[] raw = new byte[n * width];
+    v.getDataBuffer().getBytes(0, raw, 0, raw.length);
+    return raw;
   }
 
   private static boolean evaluable(ScanPredicate p, Set<String> used) {

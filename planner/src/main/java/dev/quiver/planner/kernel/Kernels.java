@@ -334,24 +334,36 @@ public final class Kernels {
     long[] y = x == null ? null : BatchValues.unscaled(b, n);
     if (y == null) return false;
     boolean nulls = BatchValues.anyNull(a) || BatchValues.anyNull(b);
-    org.apache.arrow.memory.ArrowBuf data = out.getDataBuffer();
     org.apache.arrow.memory.ArrowBuf validity = out.getValidityBuffer();
+    // results staged in a Java array and copied at once; rows whose result leaves a long are redone exactly
+    byte[] staged = new byte[n * 16];
+    int[] exact = null;
+    int exactCount = 0;
     for (int i = 0; i < n; i++) {
       if (nulls && (a.isNull(i) || b.isNull(i))) continue;
       long r;
       try {
         r = decimalLongOp(op, x[i], scaleA, y[i], scaleB, type);
       } catch (ArithmeticException overflowOfTheFastPath) {
-        Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));
+        if (exact == null) exact = new int[n];
+        exact[exactCount++] = i;
         continue;
       }
-      data.setLong((long) i * 16, r);
-      data.setLong((long) i * 16 + 8, r >> 63);
+      STAGED_LONGS.set(staged, i << 4, r);
+      STAGED_LONGS.set(staged, (i << 4) + 8, r >> 63);
       if (nulls) org.apache.arrow.vector.BitVectorHelper.setBit(validity, i);
     }
+    out.getDataBuffer().setBytes(0, staged, 0, staged.length);
     if (!nulls) BatchValues.setAllValid(validity, n);
+    for (int k = 0; k < exactCount; k++) {
+      int i = exact[k];
+      Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));
+    }
     return true;
   }
+
+  private static final java.lang.invoke.VarHandle STAGED_LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
   /** Whether a type is a DECIMAL whose unscaled values always fit a long. */
   public static boolean smallDecimal(ArrowType t) {
