@@ -7,6 +7,7 @@ public final class Bench {
   private Bench() {}
 
   public static void main(String[] args) throws Exception {
+    dev.quiver.server.AllocatorTuning.apply(); // as the server does, before any Arrow allocation
     String what = args.length == 0 ? "planning" : args[0];
     String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
     switch (what) {

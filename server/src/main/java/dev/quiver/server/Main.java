@@ -8,6 +8,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
+    AllocatorTuning.apply();
     if (args.length > 0 && args[0].equals("sql")) {
       Shell.main(java.util.Arrays.copyOfRange(args, 1, args.length));
       return;

@@ -56,7 +56,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.allocator.maxOrder=11", "-Xms1g", "-Xmx1g"})
 @State(Scope.Benchmark)
 public class KernelBenchmark {
   public static final int ROWS = 4_194_304;

@@ -59,7 +59,7 @@ import org.xerial.snappy.Snappy;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xms3g", "-Xmx3g"})
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.allocator.maxOrder=11", "-Xms3g", "-Xmx3g"})
 public class ScanDecodeBenchmark {
 
   /** A single-column file written into a fresh temp directory, a catalog over it and an allocator. */
