@@ -20,13 +20,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.client.ClientCookieMiddleware;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -149,8 +146,7 @@ class CorruptFilesTest {
 
     server = TestServer.start(dir);
     allocator = new RootAllocator();
-    flight = new FlightSqlClient(FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
-        .intercept(new ClientCookieMiddleware.Factory()).build());
+    flight = server.flightSqlSession(allocator);
     flight.executeUpdate("SET quiver.statement_timeout_ms = 20000"); // kept in the session the cookie names
   }
 
@@ -194,8 +190,7 @@ class CorruptFilesTest {
     Files.write(own.resolve("huge_page_header.parquet"),
         withUncompressedPageSize(snappy, dataPage(dir.resolve("good_snappy.parquet"), "u"), Integer.MAX_VALUE));
     try (TestServer huge = TestServer.start(own); BufferAllocator a = new RootAllocator();
-        FlightSqlClient c = new FlightSqlClient(FlightClient.builder(a, Location.forGrpcInsecure("127.0.0.1", huge.port()))
-            .build())) {
+        FlightSqlClient c = huge.flightSql(a)) {
       Throwable t = catchThrowable(() -> run(c, "SELECT " + COLUMNS + " FROM huge_page_header"));
       assertThat(t).isInstanceOf(FlightRuntimeException.class);
       FlightRuntimeException e = (FlightRuntimeException) t;

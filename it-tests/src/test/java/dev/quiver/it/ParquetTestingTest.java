@@ -20,13 +20,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.client.ClientCookieMiddleware;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -183,8 +180,7 @@ class ParquetTestingTest {
     }
     duck = DriverManager.getConnection("jdbc:duckdb:");
     allocator = new RootAllocator();
-    flight = new FlightSqlClient(FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
-        .intercept(new ClientCookieMiddleware.Factory()).build());
+    flight = server.flightSqlSession(allocator);
     flight.executeUpdate("SET quiver.statement_timeout_ms = 20000"); // kept in the session the cookie names
   }
 

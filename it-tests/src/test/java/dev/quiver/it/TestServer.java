@@ -60,6 +60,12 @@ final class TestServer implements AutoCloseable {
     return new FlightSqlClient(FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", port())).build());
   }
 
+  /** A client that keeps the server's session cookie, so {@code SET} values hold for its later calls. */
+  FlightSqlClient flightSqlSession(BufferAllocator allocator) {
+    return new FlightSqlClient(FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", port()))
+        .intercept(new org.apache.arrow.flight.client.ClientCookieMiddleware.Factory()).build());
+  }
+
   /** All rows of a query as lists of {@code getObject} values. */
   static List<List<Object>> rows(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {

@@ -1,5 +1,6 @@
 package dev.quiver.scan.read;
 
+import dev.quiver.scan.ArrowBulk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -90,12 +91,6 @@ final class ChunkDecoder {
    * Arrow buffer at once: one bounds check per run instead of one per value.
    */
   private byte[] stage = new byte[0];
-  private static final java.lang.invoke.VarHandle LONGS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final java.lang.invoke.VarHandle INTS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final java.lang.invoke.VarHandle SHORTS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** Whether {@code d} into {@code target} is a case this decoder handles (flat, supported types). */
   static boolean handles(ColumnDescriptor d, ArrowType target) {
@@ -520,10 +515,10 @@ final class ChunkDecoder {
     int[] idsRead = idBuffer;
     if (out == Out.COPY && dictInts != null) {
       int[] dict = dictInts;
-      for (int j = 0; j < count; j++) INTS.set(st, j << 2, dict[idsRead[j]]);
+      for (int j = 0; j < count; j++) ArrowBulk.INTS.set(st, j << 2, dict[idsRead[j]]);
     } else if (out == Out.COPY) {
       long[] dict = dictLongs;
-      for (int j = 0; j < count; j++) LONGS.set(st, j << 3, dict[idsRead[j]]);
+      for (int j = 0; j < count; j++) ArrowBulk.LONGS.set(st, j << 3, dict[idsRead[j]]);
     } else if (dictInts != null) {
       for (int j = 0; j < count; j++) stageLong(st, j, dictInts[idsRead[j]]);
     } else {
@@ -552,10 +547,10 @@ final class ChunkDecoder {
   private void stageLong(byte[] st, int j, long x) {
     switch (out) {
       case INT_TO_BYTE -> st[j] = (byte) x;
-      case INT_TO_SHORT -> SHORTS.set(st, j << 1, (short) x);
+      case INT_TO_SHORT -> ArrowBulk.SHORTS.set(st, j << 1, (short) x);
       case INT_TO_DECIMAL -> {
-        LONGS.set(st, j << 4, x);
-        LONGS.set(st, (j << 4) + 8, x >> 63);
+        ArrowBulk.LONGS.set(st, j << 4, x);
+        ArrowBulk.LONGS.set(st, (j << 4) + 8, x >> 63);
       }
       default -> throw new IllegalStateException("integer into " + out);
     }
@@ -597,9 +592,7 @@ final class ChunkDecoder {
       case INT96_TO_MICROS -> {
         if (len != 12) throw new IllegalStateException("INT96 value of " + len + " bytes");
         ByteBuffer le = buf.order() == ByteOrder.LITTLE_ENDIAN ? buf : buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        long nanosOfDay = le.getLong(off);
-        int julianDay = le.getInt(off + 8);
-        long micros = (julianDay - 2_440_588L) * 86_400_000_000L + Math.floorDiv(nanosOfDay, 1000L);
+        long micros = ValueDecoder.int96ToEpochMicros(le.getLong(off), le.getInt(off + 8));
         ((BaseFixedWidthVector) v).getDataBuffer().setLong((long) slot * 8, micros);
         BitVectorHelper.setBit(((BaseFixedWidthVector) v).getValidityBuffer(), slot);
       }
@@ -607,17 +600,7 @@ final class ChunkDecoder {
     }
   }
 
-  /** Marks slots {@code [at, at + count)} valid: whole bytes at once, bits at the ends. */
   private static void setValid(BaseFixedWidthVector f, int at, int count) {
-    ArrowBuf validity = f.getValidityBuffer();
-    int i = at;
-    int end = at + count;
-    while (i < end && (i & 7) != 0) BitVectorHelper.setBit(validity, i++);
-    int fullBytes = (end - i) >>> 3;
-    if (fullBytes > 0) {
-      validity.setOne(i >>> 3, fullBytes);
-      i += fullBytes << 3;
-    }
-    while (i < end) BitVectorHelper.setBit(validity, i++);
+    ArrowBulk.setValid(f.getValidityBuffer(), at, count);
   }
 }

@@ -28,8 +28,7 @@ final class PageCodecs implements CompressionCodecFactory {
   @Override
   public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
     return switch (codec) {
-      case ZSTD -> new OneShot(codec, fallback.getDecompressor(codec));
-      case SNAPPY -> new OneShot(codec, fallback.getDecompressor(codec));
+      case ZSTD, SNAPPY -> new OneShot(codec, fallback);
       default -> fallback.getDecompressor(codec);
     };
   }
@@ -44,7 +43,8 @@ final class PageCodecs implements CompressionCodecFactory {
     fallback.release();
   }
 
-  private record OneShot(CompressionCodecName codec, BytesInputDecompressor fallback) implements BytesInputDecompressor {
+  /** One-shot decompression; parquet-java's decompressor only for its direct-buffer variant, on demand. */
+  private record OneShot(CompressionCodecName codec, CodecFactory fallback) implements BytesInputDecompressor {
     @Override
     public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
       if (uncompressedSize < 0) throw new IOException("page declares " + uncompressedSize + " uncompressed bytes");
@@ -82,12 +82,12 @@ final class PageCodecs implements CompressionCodecFactory {
 
     @Override
     public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output, int uncompressedSize) throws IOException {
-      fallback.decompress(input, compressedSize, output, uncompressedSize);
+      fallback.getDecompressor(codec).decompress(input, compressedSize, output, uncompressedSize);
     }
 
     @Override
     public void release() {
-      fallback.release();
+      // the factory releases the decompressors it made
     }
   }
 }

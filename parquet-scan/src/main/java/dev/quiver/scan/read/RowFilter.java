@@ -1,5 +1,6 @@
 package dev.quiver.scan.read;
 
+import dev.quiver.scan.ArrowBulk;
 import dev.quiver.scan.predicate.ScanPredicate;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -10,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.vector.BaseIntVector;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -71,11 +70,6 @@ final class RowFilter {
     return count;
   }
 
-  private static final java.lang.invoke.VarHandle LONGS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-  private static final java.lang.invoke.VarHandle INTS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
   /**
    * A comparison of a signed integer, date, timestamp or decimal column with a literal over the whole
    * batch: the values copied out of the Arrow buffer at once and compared as longs (decimals at the
@@ -84,14 +78,9 @@ final class RowFilter {
    */
   private static boolean compareBatch(ScanPredicate.Compare c, FieldVector v, int n, boolean[] keep) {
     long k;
-    long[] x = new long[n];
-    if (c.value() instanceof Long l && (v instanceof BigIntVector || v instanceof TimeStampVector)) {
-      byte[] raw = raw(v, n, 8);
-      for (int i = 0; i < n; i++) x[i] = (long) LONGS.get(raw, i << 3);
-      k = l;
-    } else if (c.value() instanceof Long l && (v instanceof IntVector || v instanceof DateDayVector)) {
-      byte[] raw = raw(v, n, 4);
-      for (int i = 0; i < n; i++) x[i] = (int) INTS.get(raw, i << 2);
+    long[] x;
+    if (c.value() instanceof Long l && v != null) {
+      x = ArrowBulk.longs(v, n);
       k = l;
     } else if (c.value() instanceof BigDecimal d && v instanceof DecimalVector dv && d.scale() <= dv.getScale()) {
       try {
@@ -99,35 +88,23 @@ final class RowFilter {
       } catch (ArithmeticException wide) {
         return false;
       }
-      byte[] raw = raw(v, n, 16);
-      for (int i = 0; i < n; i++) {
-        long low = (long) LONGS.get(raw, i << 4);
-        if ((long) LONGS.get(raw, (i << 4) + 8) != (low >> 63) && !v.isNull(i)) return false;
-        x[i] = low;
-      }
+      x = ArrowBulk.unscaled(dv, n);
     } else {
       return false;
     }
+    if (x == null) return false;
     boolean nulls = v.getNullCount() > 0;
-    ScanPredicate.Op op = c.op();
     for (int i = 0; i < n; i++) {
       if (!keep[i]) continue;
-      if (nulls && v.isNull(i)) {
-        keep[i] = false;
-        continue;
-      }
-      int cmp = Long.compare(x[i], k);
-      keep[i] = switch (op) {
-        case EQ -> cmp == 0; case NE -> cmp != 0; case LT -> cmp < 0; case LE -> cmp <= 0; case GT -> cmp > 0; case GE -> cmp >= 0;
-      };
+      keep[i] = (!nulls || !v.isNull(i)) && holds(c.op(), Long.compare(x[i], k));
     }
     return true;
   }
 
-  private static byte[] raw(FieldVector v, int n, int width) {
-    byte[] raw = new byte[n * width];
-    v.getDataBuffer().getBytes(0, raw, 0, raw.length);
-    return raw;
+  private static boolean holds(ScanPredicate.Op op, int cmp) {
+    return switch (op) {
+      case EQ -> cmp == 0; case NE -> cmp != 0; case LT -> cmp < 0; case LE -> cmp <= 0; case GT -> cmp > 0; case GE -> cmp >= 0;
+    };
   }
 
   private static boolean evaluable(ScanPredicate p, Set<String> used) {
@@ -161,10 +138,7 @@ final class RowFilter {
   private static Boolean eval(ScanPredicate p, Map<String, FieldVector> vectors, int i) {
     if (p instanceof ScanPredicate.Compare c) {
       Integer cmp = compare(vectors.get(c.column()), i, c.value());
-      if (cmp == null) return null;
-      return switch (c.op()) {
-        case EQ -> cmp == 0; case NE -> cmp != 0; case LT -> cmp < 0; case LE -> cmp <= 0; case GT -> cmp > 0; case GE -> cmp >= 0;
-      };
+      return cmp == null ? null : holds(c.op(), cmp);
     }
     if (p instanceof ScanPredicate.In in) {
       FieldVector v = vectors.get(in.column());

@@ -90,8 +90,11 @@ interface ValueDecoder {
   /** INT96: 8 bytes of nanoseconds in the day, then 4 bytes of Julian day, both little-endian. */
   static long int96ToEpochMicros(Binary b) {
     ByteBuffer buf = b.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-    long nanosOfDay = buf.getLong();
-    int julianDay = buf.getInt();
+    return int96ToEpochMicros(buf.getLong(), buf.getInt());
+  }
+
+  /** INT96 parts: nanoseconds in the day and the Julian day, to microseconds since the epoch. */
+  static long int96ToEpochMicros(long nanosOfDay, int julianDay) {
     return (julianDay - 2_440_588L) * 86_400_000_000L + Math.floorDiv(nanosOfDay, 1000L);
   }
 

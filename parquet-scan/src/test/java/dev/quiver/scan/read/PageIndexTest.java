@@ -66,9 +66,14 @@ class PageIndexTest {
   }
 
   private List<String> scan(ScanPredicate p, ScanMetrics m, boolean pageIndex) {
+    return scan(catalog, "p", List.of("id", "label", "maybe"), p, m, pageIndex, 64);
+  }
+
+  /** The three columns of every row read, as {@code a|b|c}. */
+  private List<String> scan(Catalog c, String table, List<String> columns, ScanPredicate p, ScanMetrics m,
+      boolean pageIndex, int batchRows) {
     List<String> out = new ArrayList<>();
-    try (ParquetScan scan = new ParquetScan(catalog, catalog.table("p"), List.of("id", "label", "maybe"), p, allocator, m,
-        64, pageIndex)) {
+    try (ParquetScan scan = new ParquetScan(c, c.table(table), columns, p, allocator, m, batchRows, pageIndex)) {
       VectorSchemaRoot next;
       while ((next = scan.next()) != null) {
         try (VectorSchemaRoot b = next) {
@@ -158,8 +163,8 @@ class PageIndexTest {
       long hi = lo + r.nextInt(q % 2 == 0 ? 50 : 3_000);
       ScanPredicate p = new ScanPredicate.And(List.of(new Compare("id", Op.GE, lo, bigint), new Compare("id", Op.LE, hi, bigint)));
       ScanMetrics m = new ScanMetrics();
-      List<String> with = scanOf(c, p, m, true);
-      List<String> without = scanOf(c, p, new ScanMetrics(), false);
+      List<String> with = scan(c, "m", List.of("id", "label", "tag"), p, m, true, 333);
+      List<String> without = scan(c, "m", List.of("id", "label", "tag"), p, new ScanMetrics(), false, 333);
       List<String> expected = all.stream().filter(x -> Long.parseLong(x[0]) >= lo && Long.parseLong(x[0]) <= hi)
           .map(x -> String.join("|", x)).toList();
       assertThat(with).as("[" + lo + ", " + hi + "]").isEqualTo(expected);
@@ -168,20 +173,5 @@ class PageIndexTest {
     }
     assertThat(pagesPruned).isGreaterThan(1_000);
     assertThat(ParquetScan.ownDecoderMisses()).as("chunks read by parquet-java").isEqualTo(misses);
-  }
-
-  private List<String> scanOf(Catalog c, ScanPredicate p, ScanMetrics m, boolean pageIndex) {
-    List<String> out = new ArrayList<>();
-    try (ParquetScan scan = new ParquetScan(c, c.table("m"), List.of("id", "label", "tag"), p, allocator, m, 333, pageIndex)) {
-      VectorSchemaRoot next;
-      while ((next = scan.next()) != null) {
-        try (VectorSchemaRoot b = next) {
-          for (int i = 0; i < b.getRowCount(); i++) {
-            out.add(b.getVector(0).getObject(i) + "|" + b.getVector(1).getObject(i) + "|" + b.getVector(2).getObject(i));
-          }
-        }
-      }
-    }
-    return out;
   }
 }

@@ -1,5 +1,6 @@
 package dev.quiver.planner.exec;
 
+import dev.quiver.planner.kernel.BatchValues;
 import dev.quiver.planner.kernel.Casts;
 import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.Kernels;
@@ -75,26 +76,21 @@ abstract class Accumulator {
     LongSum(AggregateCall call) { this.call = call; }
     void add(ColumnValues v, int i) {
       if (v.isNull(i)) return;
-      any = true;
-      try {
-        sum = Math.addExact(sum, v.getLong(i));
-      } catch (ArithmeticException e) {
-        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows BIGINT");
-      }
+      addValue(v.getLong(i));
     }
     @Override void addAll(ColumnValues v, int n) {
       if (Kernels.family(v.type()) != Kernels.Family.LONG) {
         super.addAll(v, n);
         return;
       }
-      long[] x = dev.quiver.planner.kernel.BatchValues.longs(v, n);
-      boolean nulls = dev.quiver.planner.kernel.BatchValues.anyNull(v);
+      long[] x = BatchValues.longs(v, n);
+      boolean nulls = BatchValues.anyNull(v);
+      for (int i = 0; i < n; i++) if (!nulls || !v.isNull(i)) addValue(x[i]);
+    }
+    private void addValue(long x) {
+      any = true;
       try {
-        for (int i = 0; i < n; i++) {
-          if (nulls && v.isNull(i)) continue;
-          any = true;
-          sum = Math.addExact(sum, x[i]);
-        }
+        sum = Math.addExact(sum, x);
       } catch (ArithmeticException e) {
         throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows BIGINT");
       }
@@ -144,24 +140,27 @@ abstract class Accumulator {
       this.unscaledOk = t instanceof ArrowType.Decimal || Kernels.family(t) == Kernels.Family.LONG;
     }
     @Override void addAll(ColumnValues v, int rows) {
-      long[] x = !unscaledOk ? null : v.type() instanceof ArrowType.Decimal
-          ? dev.quiver.planner.kernel.BatchValues.unscaled(v, rows)
-          : Kernels.family(v.type()) == Kernels.Family.LONG ? dev.quiver.planner.kernel.BatchValues.longs(v, rows) : null;
+      long[] x = !unscaledOk ? null : v.type() instanceof ArrowType.Decimal ? BatchValues.unscaled(v, rows)
+          : Kernels.family(v.type()) == Kernels.Family.LONG ? BatchValues.longs(v, rows) : null;
       if (x == null) {
         super.addAll(v, rows);
         return;
       }
-      boolean nulls = dev.quiver.planner.kernel.BatchValues.anyNull(v);
+      boolean nulls = BatchValues.anyNull(v);
       for (int i = 0; i < rows; i++) {
         if (nulls && v.isNull(i)) continue;
         n++;
-        long s = unscaled + x[i];
-        if (((unscaled ^ s) & (x[i] ^ s)) < 0) {
-          big = big.add(BigDecimal.valueOf(unscaled, scale));
-          unscaled = x[i];
-        } else {
-          unscaled = s;
-        }
+        addUnscaled(x[i]);
+      }
+    }
+    /** Adds an unscaled value, spilling the running long into the BigDecimal when it would overflow. */
+    private void addUnscaled(long x) {
+      long s = unscaled + x;
+      if (((unscaled ^ s) & (x ^ s)) < 0) {
+        big = big.add(BigDecimal.valueOf(unscaled, scale));
+        unscaled = x;
+      } else {
+        unscaled = s;
       }
     }
     void add(ColumnValues v, int i) {
@@ -179,13 +178,7 @@ abstract class Accumulator {
         big = big.add(Casts.exact(v.getObject(i), v.type()));
         return;
       }
-      long s = unscaled + x;
-      if (((unscaled ^ s) & (x ^ s)) < 0) {
-        big = big.add(BigDecimal.valueOf(unscaled, scale));
-        unscaled = x;
-      } else {
-        unscaled = s;
-      }
+      addUnscaled(x);
     }
     Object result() {
       if (n == 0) return null;

@@ -99,10 +99,14 @@ public final class AggregateExec extends Operator {
         try {
           for (PhysicalExpr k : keys) keyValues.add(k.eval(b, allocator));
           for (PhysicalExpr a : args) argValues.add(a == null ? null : a.eval(b, allocator));
-          Accumulator[][] rowAccs = keys.isEmpty() ? null : new Accumulator[n][];
           if (keys.isEmpty()) {
-            // one group: its accumulators take whole batches below
-          } else if (longKey) {
+            // one group: each accumulator takes the whole batch
+            Accumulator[] accs = groups.get(0).accs();
+            for (int a = 0; a < argValues.size(); a++) accs[a].addAll(argValues.get(a), n);
+            continue;
+          }
+          Accumulator[][] rowAccs = new Accumulator[n][];
+          if (longKey) {
             ColumnValues kv = keyValues.get(0);
             for (int i = 0; i < n; i++) {
               int g;
@@ -138,12 +142,6 @@ public final class AggregateExec extends Operator {
               }
               rowAccs[i] = g.accs();
             }
-          }
-          if (keys.isEmpty()) {
-            // one group: each accumulator takes the whole batch
-            Accumulator[] accs = groups.get(0).accs();
-            for (int a = 0; a < argValues.size(); a++) accs[a].addAll(argValues.get(a), n);
-            continue;
           }
           // one aggregate at a time over the batch: a tight loop per accumulator column
           for (int a = 0; a < argValues.size(); a++) {

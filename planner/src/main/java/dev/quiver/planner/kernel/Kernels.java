@@ -349,8 +349,8 @@ public final class Kernels {
         exact[exactCount++] = i;
         continue;
       }
-      STAGED_LONGS.set(staged, i << 4, r);
-      STAGED_LONGS.set(staged, (i << 4) + 8, r >> 63);
+      dev.quiver.scan.ArrowBulk.LONGS.set(staged, i << 4, r);
+      dev.quiver.scan.ArrowBulk.LONGS.set(staged, (i << 4) + 8, r >> 63);
       if (nulls) org.apache.arrow.vector.BitVectorHelper.setBit(validity, i);
     }
     out.getDataBuffer().setBytes(0, staged, 0, staged.length);
@@ -361,9 +361,6 @@ public final class Kernels {
     }
     return true;
   }
-
-  private static final java.lang.invoke.VarHandle STAGED_LONGS =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
   /** Whether a type is a DECIMAL whose unscaled values always fit a long. */
   public static boolean smallDecimal(ArrowType t) {
