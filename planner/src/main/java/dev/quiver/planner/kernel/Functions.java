@@ -84,6 +84,11 @@ public final class Functions {
     return DEFS.get(name.toLowerCase(Locale.ROOT));
   }
 
+  /** The names of every registered function (for the function catalog's consistency test). */
+  public static java.util.Set<String> names() {
+    return java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(DEFS.keySet()));
+  }
+
   private static ArrowType numeric(ArrowType t, String f) {
     if (!SqlTypes.isNumeric(t) && !SqlTypes.isNull(t)) throw invalid(f, t);
     return SqlTypes.isNull(t) ? SqlTypes.INTEGER : SqlTypes.signedView(t);

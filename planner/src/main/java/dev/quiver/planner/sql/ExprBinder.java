@@ -201,6 +201,11 @@ public final class ExprBinder {
           bind(x.getExpression())), x);
     }
     if (e instanceof TimeKeyExpression t) return timeKey(t);
+    if (e instanceof net.sf.jsqlparser.expression.TrimFunction t && t.getTrimSpecification() == null
+        && (t.getExpression() == null) != (t.getFromExpression() == null)) {
+      // trim(s): JSqlParser parses it as its own node, not as a Function (trim(chars FROM s) is not supported)
+      return call("trim", List.of(bind(t.getExpression() != null ? t.getExpression() : t.getFromExpression())), t);
+    }
     if (e instanceof CaseExpression c) return caseWhen(c);
     if (e instanceof Concat c) return call("concat_op", List.of(bind(c.getLeftExpression()), bind(c.getRightExpression())), c);
     if (e instanceof IsBooleanExpression b) {
