@@ -26,7 +26,6 @@ import org.apache.arrow.flight.SchemaResult;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlColumnMetadata;
 import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
-import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
@@ -86,7 +85,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   private final QueryEngine engine;
   private final BufferAllocator root;
   private final long queryMemoryLimit;
-  private final SqlInfoBuilder sqlInfo = SqlInfos.build();
+  private final SqlInfos sqlInfo;
   private final AtomicLong queryIds = new AtomicLong();
 
   private final QueryAdmission admission;
@@ -102,6 +101,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     this.root = root;
     this.queryMemoryLimit = queryMemoryLimit;
     this.admission = new QueryAdmission(maxQueriesPerUser, queueTimeoutMs);
+    try (BufferAllocator probing = root.newChildAllocator("sql-features", 0, queryMemoryLimit)) {
+      this.sqlInfo = SqlInfos.build(dev.quiver.planner.SqlFeatures.probe(engine, probing), engine.limits());
+    }
   }
 
   /** The data location, whose path errors leave out (file paths relative to it); null: none known. */
@@ -126,7 +128,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   private StatementHandles.Statement statement(ByteString handle, CallContext context) {
-    if (handle.size() > 9 && handle.byteAt(0) == TICKET) handle = handle.substring(9);
+    // a ticket already issued stays good after its prepared statement is closed (the JDBC driver may close
+    // a statement before it has read all of a result); the statement's handle itself does not
+    if (handle.size() > 9 && handle.byteAt(0) == TICKET) return handles.read(handle.substring(9).toByteArray(), user(context));
     return handles.decode(handle.toByteArray(), user(context));
   }
 
@@ -142,7 +146,12 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   private ByteString handle(String sql, List<List<Object>> rows, CallContext context) {
-    return ByteString.copyFrom(handles.encode(new StatementHandles.Statement(user(context), sql, rows)));
+    return handle(0, sql, rows, context);
+  }
+
+  /** A handle of prepared statement {@code id} (0: of the statement path). */
+  private ByteString handle(long id, String sql, List<List<Object>> rows, CallContext context) {
+    return ByteString.copyFrom(handles.encode(new StatementHandles.Statement(id, user(context), sql, rows)));
   }
 
   @Override
@@ -152,18 +161,19 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       String sql = request.getQuery();
       engine.limits().checkLength(sql); // before anything reads it
       ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
-          .setPreparedStatementHandle(handle(sql, List.of(), context));
+          .setPreparedStatementHandle(handle(handles.newId(), sql, List.of(), context));
       if (SessionSettings.parseShow(sql) != null) {
         result.setDatasetSchema(ByteString.copyFrom(SHOW_SCHEMA.serializeAsMessage()));
       } else if (SessionSettings.parse(sql) == null) {
         try (BufferAllocator allocator = newQueryAllocator()) {
           PreparedQuery q = engine.prepare(sql, allocator, settings(context));
-          result.setDatasetSchema(ByteString.copyFrom(withColumnMetadata(q.schema(), null).serializeAsMessage()));
+          result.setDatasetSchema(ByteString.copyFrom(resultSchema(q).serializeAsMessage()));
           if (!q.parameterTypes().isEmpty()) {
             result.setParameterSchema(ByteString.copyFrom(parameterSchema(q.parameterTypes()).serializeAsMessage()));
           }
         }
       } else {
+        startSession(context); // its cookie comes back with the execution, if the client keeps cookies
         result.setDatasetSchema(ByteString.copyFrom(NO_COLUMNS.serializeAsMessage()));
       }
       listener.onNext(new Result(pack(result.build()).toByteArray()));
@@ -183,7 +193,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public void closePreparedStatement(ActionClosePreparedStatementRequest request, CallContext context,
       StreamListener<Result> listener) {
-    listener.onCompleted(); // handles are self-describing: nothing to free, closing twice is fine
+    // handles are self-describing: nothing to free, only to refuse from now on; closing twice is fine
+    handles.close(request.getPreparedStatementHandle().toByteArray(), user(context));
+    listener.onCompleted();
   }
 
   @Override
@@ -251,7 +263,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
           }
         }
         byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutPreparedStatementResult.newBuilder()
-            .setPreparedStatementHandle(handle(st.sql(), rows, context)).build().toByteArray();
+            .setPreparedStatementHandle(handle(st.id(), st.sql(), rows, context)).build().toByteArray();
         try (org.apache.arrow.memory.ArrowBuf buf = root.buffer(result.length)) {
           buf.writeBytes(result);
           ackStream.onNext(org.apache.arrow.flight.PutResult.metadata(buf));
@@ -285,6 +297,58 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     } catch (Throwable t) {
       throw error(t);
     }
+  }
+
+  // ---- actions --------------------------------------------------------------------------------
+
+  /** The actions Quiver implements, as ListActions lists them; any other action is UNIMPLEMENTED. */
+  static final List<org.apache.arrow.flight.ActionType> ACTIONS = List.of(
+      org.apache.arrow.flight.sql.FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_STATEMENT,
+      org.apache.arrow.flight.sql.FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT,
+      org.apache.arrow.flight.FlightConstants.CANCEL_FLIGHT_INFO,
+      org.apache.arrow.flight.sql.FlightSqlUtils.FLIGHT_SQL_CANCEL_QUERY, // the deprecated form of CancelFlightInfo
+      org.apache.arrow.flight.FlightConstants.SET_SESSION_OPTIONS,
+      org.apache.arrow.flight.FlightConstants.GET_SESSION_OPTIONS,
+      org.apache.arrow.flight.FlightConstants.CLOSE_SESSION);
+
+  @Override
+  public void listActions(CallContext context, StreamListener<org.apache.arrow.flight.ActionType> listener) {
+    ACTIONS.forEach(listener::onNext);
+    listener.onCompleted();
+  }
+
+  /**
+   * Refuses actions Quiver does not implement, and bodies that are not the action's message, before the
+   * base class (which answers INTERNAL naming a protobuf class for some of them) reads them.
+   */
+  @Override
+  public void doAction(CallContext context, org.apache.arrow.flight.Action action, StreamListener<Result> listener) {
+    String type = action.getType();
+    if (ACTIONS.stream().noneMatch(a -> a.getType().equals(type))) {
+      listener.onError(CallStatus.UNIMPLEMENTED.withDescription("Quiver does not implement the action '"
+          + dev.quiver.planner.sql.SqlPositions.snippet(type) + "' (ListActions lists those it does)").toRuntimeException());
+      return;
+    }
+    byte[] body = action.getBody() == null ? new byte[0] : action.getBody();
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(body);
+    try {
+      switch (type) {
+        case "CancelFlightInfo" -> org.apache.arrow.flight.CancelFlightInfoRequest.deserialize(buffer);
+        case "SetSessionOptions" -> org.apache.arrow.flight.SetSessionOptionsRequest.deserialize(buffer);
+        case "GetSessionOptions" -> org.apache.arrow.flight.GetSessionOptionsRequest.deserialize(buffer);
+        case "CloseSession" -> org.apache.arrow.flight.CloseSessionRequest.deserialize(buffer);
+        case "CancelQuery" -> org.apache.arrow.flight.FlightInfo.deserialize(com.google.protobuf.Any.parseFrom(body)
+            .unpack(org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest.class).getInfo().asReadOnlyByteBuffer());
+        case "CreatePreparedStatement" -> com.google.protobuf.Any.parseFrom(body).unpack(ActionCreatePreparedStatementRequest.class);
+        case "ClosePreparedStatement" -> com.google.protobuf.Any.parseFrom(body).unpack(ActionClosePreparedStatementRequest.class);
+        default -> { }
+      }
+    } catch (Exception malformed) {
+      listener.onError(CallStatus.INVALID_ARGUMENT.withDescription("malformed " + type + " request: the action's body"
+          + " is not the message the Flight SQL protocol defines for it").withCause(malformed).toRuntimeException());
+      return;
+    }
+    super.doAction(context, action, listener);
   }
 
   /** A path descriptor is the client's error (the base class reads its command, null, and answers INTERNAL). */
@@ -346,11 +410,14 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** The schema a statement's results will have (none for a SET), planned with its first parameter row. */
   private Schema plan(StatementHandles.Statement st, CallContext context) {
     engine.limits().checkLength(st.sql());
-    if (SessionSettings.parse(st.sql()) != null) return NO_COLUMNS;
+    if (SessionSettings.parse(st.sql()) != null) {
+      startSession(context); // its cookie comes back with the DoGet, if the client keeps cookies
+      return NO_COLUMNS;
+    }
     if (SessionSettings.parseShow(st.sql()) != null) return SHOW_SCHEMA;
     try (BufferAllocator allocator = newQueryAllocator()) {
       List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
-      return withColumnMetadata(engine.prepare(st.sql(), allocator, settings(context), first).schema(), null);
+      return resultSchema(engine.prepare(st.sql(), allocator, settings(context), first));
     }
   }
 
@@ -360,12 +427,31 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     return SessionSettings.of(m != null && m.hasSession() ? m.getSession() : null, engine.defaults());
   }
 
-  /** Applies a SET statement to the caller's session (creating it); false if {@code sql} is no SET. */
-  private boolean applySet(String sql, CallContext context) {
+  /** Makes sure the caller has a session: a new one's cookie goes out with this call's response headers. */
+  private static void startSession(CallContext context) {
+    org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
+    if (m != null) m.getSession();
+  }
+
+  /**
+   * Applies a SET statement to the caller's session; false if {@code sql} is no SET. With {@code
+   * cookieExpected}, the statement was planned by an earlier call that started the session, so a call
+   * without the session's cookie comes from a client that does not keep cookies: the SET would have no
+   * effect on its later calls, and fails saying so. Otherwise (a one-call DoPut update) a new session is
+   * started and its cookie sent.
+   */
+  private boolean applySet(String sql, CallContext context, boolean cookieExpected) {
     SessionSettings.Assignment a = SessionSettings.parse(sql);
     if (a == null) return false;
     org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
     if (m == null) throw new QuiverException(ErrorCode.UNSUPPORTED, "SET without sessions");
+    if (cookieExpected && !m.hasSession()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "SET would have no effect: settings live in the session"
+          + " that the cookie " + org.apache.arrow.flight.ServerSessionMiddleware.sessionCookieName
+          + " names, and this client did not send back the cookie it was given when the statement was planned."
+          + " Use a client that keeps cookies (the JDBC driver; ADBC with adbc.flight.sql.rpc.with_cookie_middleware=true)"
+          + " or the server's defaults (--statement-timeout-ms, --no-simplify)");
+    }
     SessionSettings.apply(m.getSession(), a);
     return true;
   }
@@ -373,7 +459,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public Runnable acceptPutStatement(org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate command,
       CallContext context, org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
-    return () -> update(command.getQuery(), context, flightStream, ackStream);
+    return () -> update(command.getQuery(), false, context, flightStream, ackStream);
   }
 
   @Override
@@ -382,7 +468,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
     return () -> {
       try {
-        update(statement(command.getPreparedStatementHandle(), context).sql(), context, flightStream, ackStream);
+        update(statement(command.getPreparedStatementHandle(), context).sql(), true, context, flightStream, ackStream);
       } catch (Throwable t) {
         ackStream.onError(error(t));
       }
@@ -390,12 +476,12 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   /** The update path: only SET is an update in read-only Quiver; it answers an unknown record count (-1). */
-  private void update(String sql, CallContext context, org.apache.arrow.flight.FlightStream in,
+  private void update(String sql, boolean prepared, CallContext context, org.apache.arrow.flight.FlightStream in,
       StreamListener<org.apache.arrow.flight.PutResult> ack) {
     try {
       // answer at once: FlightSqlClient.executeUpdate reads the result before it ends its stream
       engine.limits().checkLength(sql);
-      if (!applySet(sql, context)) {
+      if (!applySet(sql, context, prepared)) {
         throw new QuiverException(ErrorCode.UNSUPPORTED,
             "Quiver is read-only: updates are not supported ('" + dev.quiver.planner.sql.SqlPositions.snippet(sql.strip()) + "')");
       }
@@ -443,7 +529,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         listener.completed();
         return;
       }
-      if (applySet(st.sql(), context)) {
+      if (applySet(st.sql(), context, true)) {
         try (VectorSchemaRoot empty = VectorSchemaRoot.create(NO_COLUMNS, allocator)) {
           listener.start(empty);
         }
@@ -477,7 +563,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
                 + " parameters: bind their values before executing it");
           }
           if (out == null) {
-            out = VectorSchemaRoot.create(withColumnMetadata(query.schema(), null), allocator);
+            out = VectorSchemaRoot.create(resultSchema(query), allocator);
             listener.start(out);
           }
           try (QueryExecution execution = engine.execute(query, allocator, cancellation)) {
@@ -707,23 +793,16 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   @Override
   public void getStreamSqlInfo(CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
-    // SqlInfoBuilder fails on ids it does not know: answer the known ones, ignore the rest
-    List<Integer> ids = command.getInfoList().isEmpty() ? List.copyOf(KNOWN_SQL_INFO)
-        : command.getInfoList().stream().filter(KNOWN_SQL_INFO::contains).toList();
-    sqlInfo.send(ids, listener);
-  }
-
-  private static final java.util.Set<Integer> KNOWN_SQL_INFO = knownSqlInfo();
-
-  /** The ids {@link SqlInfos#build()} registers (SqlInfoBuilder keeps them private). */
-  @SuppressWarnings("unchecked")
-  private static java.util.Set<Integer> knownSqlInfo() {
-    try {
-      java.lang.reflect.Field f = SqlInfoBuilder.class.getDeclaredField("providers");
-      f.setAccessible(true);
-      return new java.util.TreeSet<>(((java.util.Map<Integer, ?>) f.get(SqlInfos.build())).keySet());
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new IllegalStateException("cannot read the registered SqlInfo ids", e);
+    if (command.getInfoList().isEmpty()) {
+      sqlInfo.builder().send(List.of(), listener); // no ids: all of them
+      return;
+    }
+    // ids Quiver does not know are left out (SqlInfoBuilder fails on them); none known: no rows, not all
+    List<Integer> ids = command.getInfoList().stream().filter(sqlInfo.ids()::contains).distinct().toList();
+    if (ids.isEmpty()) {
+      stream(Schemas.GET_SQL_INFO_SCHEMA, listener, r -> r.setRowCount(0));
+    } else {
+      sqlInfo.builder().send(ids, listener);
     }
   }
 
@@ -793,25 +872,83 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
 
   /** A table's schema with the Flight SQL column metadata JDBC's getColumns reads. */
   static Schema columnSchema(ParquetTable t) {
-    return withColumnMetadata(t.schema(), t.name());
+    List<dev.quiver.planner.ColumnOrigins.Origin> origins = t.schema().getFields().stream()
+        .map(f -> new dev.quiver.planner.ColumnOrigins.Origin(t.name(), f.getName())).toList();
+    return withColumnMetadata(t.schema(), origins);
   }
 
   /**
-   * {@code schema} with Flight SQL column metadata (SQL type name, precision, scale) on every field, as
-   * JDBC's ResultSetMetaData and getColumns read it. Result schemas get it everywhere they are sent.
+   * The schema of a query's results as every call sends it (prepare, GetFlightInfo, GetSchema, DoGet): a
+   * column that is a table's column unchanged names its catalog, schema and table (ResultSetMetaData's
+   * getTableName …); computed columns and EXPLAIN lines name none.
    */
-  static Schema withColumnMetadata(Schema schema, String table) {
+  static Schema resultSchema(PreparedQuery q) {
+    List<dev.quiver.planner.ColumnOrigins.Origin> origins = q.explain() == PreparedQuery.ExplainMode.NONE
+        ? dev.quiver.planner.ColumnOrigins.of(q.plan()) : java.util.Collections.nCopies(q.schema().getFields().size(), null);
+    return withColumnMetadata(q.schema(), origins);
+  }
+
+  /**
+   * {@code schema} with Flight SQL column metadata on every field (SQL type name, precision, scale, case
+   * sensitivity, and for a column of a table its catalog, schema and table), as JDBC's ResultSetMetaData
+   * and getColumns read it; {@code origins} has one entry per field, null for a computed column.
+   */
+  static Schema withColumnMetadata(Schema schema, List<dev.quiver.planner.ColumnOrigins.Origin> origins) {
     List<Field> fields = new ArrayList<>();
-    for (Field f : schema.getFields()) {
+    for (int i = 0; i < schema.getFields().size(); i++) {
+      Field f = schema.getFields().get(i);
       ArrowType type = f.getType();
       FlightSqlColumnMetadata.Builder m = new FlightSqlColumnMetadata.Builder()
-          .typeName(SqlTypes.sqlName(type)).isReadOnly(true).isAutoIncrement(false).isCaseSensitive(false)
+          .typeName(SqlTypes.sqlName(type)).isReadOnly(true).isAutoIncrement(false)
+          .isCaseSensitive(type instanceof ArrowType.Utf8 || type instanceof ArrowType.LargeUtf8)
           .isSearchable(true);
-      if (table != null) m.catalogName(Analyzer.CATALOG).schemaName(Analyzer.SCHEMA).tableName(table);
-      if (type instanceof ArrowType.Decimal d) m.precision(d.getPrecision()).scale(d.getScale());
+      dev.quiver.planner.ColumnOrigins.Origin origin = origins.get(i);
+      if (origin != null) m.catalogName(Analyzer.CATALOG).schemaName(Analyzer.SCHEMA).tableName(origin.table());
+      Integer precision = precision(type);
+      if (precision != null) m.precision(precision);
+      Integer scale = scale(type);
+      if (scale != null) m.scale(scale);
       fields.add(new Field(f.getName(), new FieldType(f.isNullable(), type, null, m.build().getMetadataMap()), null));
     }
     return new Schema(fields);
+  }
+
+  /** JDBC's precision: decimal digits of a number, characters of a date or time's text; null if unbounded. */
+  static Integer precision(ArrowType type) {
+    if (type instanceof ArrowType.Decimal d) return d.getPrecision();
+    if (type instanceof ArrowType.Int i) {
+      return switch (i.getBitWidth()) {
+        case 8 -> 3;
+        case 16 -> 5;
+        case 32 -> 10;
+        default -> i.getIsSigned() ? 19 : 20;
+      };
+    }
+    if (type instanceof ArrowType.FloatingPoint f) {
+      return f.getPrecision() == org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE ? 15 : 7;
+    }
+    if (type instanceof ArrowType.Bool) return 1;
+    if (type instanceof ArrowType.Date) return 10; // 2024-01-31
+    if (type instanceof ArrowType.Timestamp t) {
+      Integer fraction = scale(type);
+      return 19 + (fraction > 0 ? 1 + fraction : 0) + (t.getTimezone() != null ? 6 : 0); // 2024-01-31 12:00:00.123456+00:00
+    }
+    return null;
+  }
+
+  /** JDBC's scale: digits after the decimal point (of a number, or of a timestamp's seconds); null if none apply. */
+  static Integer scale(ArrowType type) {
+    if (type instanceof ArrowType.Decimal d) return d.getScale();
+    if (type instanceof ArrowType.Int) return 0;
+    if (type instanceof ArrowType.Timestamp t) {
+      return switch (t.getUnit()) {
+        case SECOND -> 0;
+        case MILLISECOND -> 3;
+        case MICROSECOND -> 6;
+        case NANOSECOND -> 9;
+      };
+    }
+    return null;
   }
 
   @Override

@@ -55,8 +55,8 @@ public final class QuiverServer implements AutoCloseable {
           .middleware(QuiverProducer.SESSION,
               new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()));
       if (config.auth()) {
-        builder.headerAuthenticator(new org.apache.arrow.flight.auth2.GeneratedBearerTokenAuthenticator(
-            new org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator(config.users())));
+        builder.headerAuthenticator(new AuthMessages(new org.apache.arrow.flight.auth2.GeneratedBearerTokenAuthenticator(
+            new org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator(config.users()))));
       }
       if (config.tls()) builder.useTls(config.tlsCert().toFile(), config.tlsKey().toFile());
       if (config.tls() && config.tlsClientCa() != null) builder.useMTlsClientVerification(config.tlsClientCa().toFile());

@@ -20,16 +20,54 @@ import org.apache.arrow.flight.CallStatus;
  * Self-describing statement handles: the SQL text, the user it was prepared for and any bound
  * parameter rows, signed with a key that lives as long as the server. Nothing is cached, so a handle
  * never expires while the server runs; a handle from another server run, from another user or that was
- * tampered with is NOT_FOUND. Closing is a no-op and so idempotent.
+ * tampered with is NOT_FOUND. A prepared statement's handles carry its id (unique in the server run, shared
+ * by the handles its parameter bindings return): once closed, they are NOT_FOUND too, for as long as the
+ * server remembers the close (the last {@link #MAX_CLOSED} closes, at most {@link #CLOSED_NANOS} back).
+ * Closing twice, or closing a handle the server does not know, is fine.
  */
 final class StatementHandles {
-  private static final byte VERSION = 2;
+  private static final byte VERSION = 3;
   private static final int MAC_BYTES = 32;
+  static final int MAX_CLOSED = 100_000;
+  static final long CLOSED_NANOS = 24L * 3600 * 1_000_000_000L;
 
-  /** What a handle says: who prepared which SQL, with which parameter rows (possibly none). */
-  record Statement(String user, String sql, List<List<Object>> rows) {}
+  /**
+   * What a handle says: who prepared which SQL, with which parameter rows (possibly none); {@code id} is
+   * the prepared statement's (0 for the statement path, whose handles are never closed).
+   */
+  record Statement(long id, String user, String sql, List<List<Object>> rows) {
+    Statement(String user, String sql, List<List<Object>> rows) {
+      this(0, user, sql, rows);
+    }
+  }
 
   private final byte[] key = new byte[32];
+  private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+  /** Ids of closed prepared statements, and the same in the order closed (with when) to forget the oldest. */
+  private final java.util.Set<Long> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.ConcurrentLinkedQueue<long[]> closedOrder = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  /** A fresh prepared-statement id. */
+  long newId() {
+    return ids.incrementAndGet();
+  }
+
+  /** Marks the prepared statement of {@code handle} closed; a handle that is not genuine has nothing to close. */
+  void close(byte[] handle, String user) {
+    Statement s;
+    try {
+      s = read(handle, user);
+    } catch (RuntimeException notOurs) {
+      return;
+    }
+    if (s.id() == 0 || !closed.add(s.id())) return;
+    long now = System.nanoTime();
+    closedOrder.add(new long[] {s.id(), now});
+    long[] oldest;
+    while ((oldest = closedOrder.peek()) != null && (closedOrder.size() > MAX_CLOSED || now - oldest[1] > CLOSED_NANOS)) {
+      if (closedOrder.remove(oldest)) closed.remove(oldest[0]);
+    }
+  }
 
   StatementHandles() {
     new SecureRandom().nextBytes(key);
@@ -40,6 +78,7 @@ final class StatementHandles {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       try (DataOutputStream out = new DataOutputStream(bytes)) {
         out.writeByte(VERSION);
+        out.writeLong(s.id());
         out.writeUTF(s.user());
         byte[] sql = s.sql().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         out.writeInt(sql.length);
@@ -60,14 +99,25 @@ final class StatementHandles {
     }
   }
 
-  /** The statement of {@code handle}, if it is genuine and belongs to {@code user}. */
+  /** The statement of {@code handle}, if it is genuine, belongs to {@code user} and was not closed. */
   Statement decode(byte[] handle, String user) {
+    Statement s = read(handle, user);
+    if (s.id() != 0 && closed.contains(s.id())) {
+      throw CallStatus.NOT_FOUND.withDescription("prepared statement " + s.id() + " was closed (ClosePreparedStatement):"
+          + " prepare it again").toRuntimeException();
+    }
+    return s;
+  }
+
+  /** As {@link #decode}, closed or not (a ticket stays redeemable after its statement is closed). */
+  Statement read(byte[] handle, String user) {
     if (handle.length <= MAC_BYTES) throw unknown(handle);
     byte[] body = Arrays.copyOf(handle, handle.length - MAC_BYTES);
     byte[] mac = Arrays.copyOfRange(handle, handle.length - MAC_BYTES, handle.length);
     if (!MessageDigest.isEqual(mac, mac(body))) throw unknown(handle);
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body))) {
       if (in.readByte() != VERSION) throw unknown(handle);
+      long id = in.readLong();
       String owner = in.readUTF();
       if (!owner.equals(user)) throw unknown(handle);
       byte[] sql = new byte[in.readInt()];
@@ -80,7 +130,7 @@ final class StatementHandles {
         for (int c = 0; c < width; c++) row.add(readValue(in));
         rows.add(row);
       }
-      return new Statement(owner, new String(sql, java.nio.charset.StandardCharsets.UTF_8), rows);
+      return new Statement(id, owner, new String(sql, java.nio.charset.StandardCharsets.UTF_8), rows);
     } catch (IOException e) {
       throw unknown(handle);
     }
