@@ -85,7 +85,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   private final QueryEngine engine;
   private final BufferAllocator root;
   private final long queryMemoryLimit;
-  private final SqlInfos sqlInfo;
+  /** Built on first use: probing the planner's features costs a few hundred ms of planning (more when cold). */
+  private volatile SqlInfos sqlInfo;
   private final AtomicLong queryIds = new AtomicLong();
 
   private final QueryAdmission admission;
@@ -101,8 +102,19 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     this.root = root;
     this.queryMemoryLimit = queryMemoryLimit;
     this.admission = new QueryAdmission(maxQueriesPerUser, queueTimeoutMs);
-    try (BufferAllocator probing = root.newChildAllocator("sql-features", 0, queryMemoryLimit)) {
-      this.sqlInfo = SqlInfos.build(dev.quiver.planner.SqlFeatures.probe(engine, probing), engine.limits());
+  }
+
+  /** The server's SqlInfo, from the planner's own answers to its feature probes. */
+  private SqlInfos sqlInfo() {
+    SqlInfos info = sqlInfo;
+    if (info != null) return info;
+    synchronized (this) {
+      if (sqlInfo == null) {
+        try (BufferAllocator probing = root.newChildAllocator("sql-features", 0, queryMemoryLimit)) {
+          sqlInfo = SqlInfos.build(dev.quiver.planner.SqlFeatures.probe(engine, probing), engine.limits());
+        }
+      }
+      return sqlInfo;
     }
   }
 
@@ -794,15 +806,16 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamSqlInfo(CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
     if (command.getInfoList().isEmpty()) {
-      sqlInfo.builder().send(List.of(), listener); // no ids: all of them
+      sqlInfo().builder().send(List.of(), listener); // no ids: all of them
       return;
     }
     // ids Quiver does not know are left out (SqlInfoBuilder fails on them); none known: no rows, not all
-    List<Integer> ids = command.getInfoList().stream().filter(sqlInfo.ids()::contains).distinct().toList();
+    SqlInfos info = sqlInfo();
+    List<Integer> ids = command.getInfoList().stream().filter(info.ids()::contains).distinct().toList();
     if (ids.isEmpty()) {
       stream(Schemas.GET_SQL_INFO_SCHEMA, listener, r -> r.setRowCount(0));
     } else {
-      sqlInfo.builder().send(ids, listener);
+      info.builder().send(ids, listener);
     }
   }
 
