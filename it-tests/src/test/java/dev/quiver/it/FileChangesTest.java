@@ -66,8 +66,7 @@ class FileChangesTest {
       assertThat(count(prepared)).isZero();
 
       Path next = dir.resolve(".t.parquet.tmp"); // hidden: not a table while it is written
-      writeLongs(next, 1_000_000, 1000, 250);
-      assertThat(Files.size(next)).isEqualTo(Files.size(t));
+      writeSameSize(next, 1_000_000, t);
       Files.move(next, t, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
 
       long expected = duckLong("SELECT count(*) FROM '" + t + "' WHERE x >= 1000000");
@@ -88,7 +87,7 @@ class FileChangesTest {
       assertThat(TestServer.scalarLong(c, "SELECT count(*) FROM t WHERE x >= 1000000")).isZero();
       FileTime mtime = Files.getLastModifiedTime(t);
       Path next = dir.resolve(".t.parquet.tmp");
-      writeLongs(next, 1_000_000, 1000, 250);
+      writeSameSize(next, 1_000_000, t);
       Files.setLastModifiedTime(next, mtime);
       Files.move(next, t, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       assertThat(Files.getLastModifiedTime(t)).isEqualTo(mtime);
@@ -241,10 +240,29 @@ class FileChangesTest {
 
   /** {@code count} longs from {@code first} in row groups of {@code perRowGroup} rows: plain, uncompressed, no dictionary. */
   static void writeLongs(Path path, long first, int count, int perRowGroup) throws Exception {
+    writeLongs(path, first, count, perRowGroup, PAD);
+  }
+
+  private static final int PAD = 16;
+
+  /**
+   * 1000 longs from {@code first} as {@link #writeLongs} writes them, exactly as long as {@code like}: a footer
+   * entry is padded to make up for the statistics' encoded sizes (a minimum of 0 encodes a byte shorter).
+   */
+  private static void writeSameSize(Path path, long first, Path like) throws Exception {
+    writeLongs(path, first, 1000, 250, PAD);
+    long diff = Files.size(path) - Files.size(like);
+    if (diff != 0) writeLongs(path, first, 1000, 250, PAD - (int) diff);
+    assertThat(Files.size(path)).isEqualTo(Files.size(like));
+  }
+
+  private static void writeLongs(Path path, long first, int count, int perRowGroup, int pad) throws Exception {
+    Files.deleteIfExists(path);
     MessageType schema = Types.buildMessage().required(PrimitiveTypeName.INT64).named("x").named("t");
     SimpleGroupFactory f = new SimpleGroupFactory(schema);
     try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(path)).withType(schema)
         .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withDictionaryEncoding(false)
+        .withExtraMetaData(java.util.Map.of("pad", "p".repeat(pad)))
         .withRowGroupRowCountLimit(perRowGroup).build()) {
       for (long i = 0; i < count; i++) w.write(f.newGroup().append("x", first + i));
     }
