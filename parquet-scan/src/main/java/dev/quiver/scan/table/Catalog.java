@@ -159,8 +159,8 @@ public final class Catalog {
         FileStatus st = fs.getFileStatus(d.root);
         entries.put(tableName(d.root.getName()).toLowerCase(Locale.ROOT), new Entry(tableName(d.root.getName()), st));
       } else {
-        for (FileStatus st : sorted(fs.listStatus(d.root))) {
-          String name = st.getPath().getName();
+        for (FileStatus st : sorted(FileVersions.list(fs, d.root))) {
+          String name = FileVersions.name(st);
           if (hidden(name)) continue;
           if (st.isFile() && name.endsWith(".parquet")) {
             entries.put(tableName(name).toLowerCase(Locale.ROOT), new Entry(tableName(name), st));
@@ -238,14 +238,14 @@ public final class Catalog {
 
   private static List<FileStatus> sorted(FileStatus[] statuses) {
     List<FileStatus> list = new ArrayList<>(List.of(statuses));
-    list.sort((a, b) -> a.getPath().getName().compareTo(b.getPath().getName()));
+    list.sort((a, b) -> FileVersions.name(a).compareTo(FileVersions.name(b)));
     return list;
   }
 
   private static void collect(FileSystem fs, Path dir, LinkedHashMap<String, String> partitions, List<DataFile> out)
       throws IOException {
-    for (FileStatus st : sorted(fs.listStatus(dir))) {
-      String name = st.getPath().getName();
+    for (FileStatus st : sorted(FileVersions.list(fs, dir))) {
+      String name = FileVersions.name(st);
       if (hidden(name)) continue;
       if (st.isDirectory()) {
         int eq = name.indexOf('=');
