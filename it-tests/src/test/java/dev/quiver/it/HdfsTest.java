@@ -119,7 +119,7 @@ class HdfsTest {
     org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path(hdfsData);
     dfs.mkdirs(target.getParent());
     dfs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(data.toUri()), target);
-    // a table whose file disappears after the catalog was read
+    // a table only on HDFS
     dfs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(data.resolve("events/batch=2/part-1.parquet").toUri()),
         new org.apache.hadoop.fs.Path(target, "doomed.parquet"));
 
@@ -300,21 +300,30 @@ class HdfsTest {
     assertThat(TestServer.scalarLong(hdfs, "SELECT count(*) FROM lineitem")).isEqualTo(rows.size());
   }
 
+  /** A file replaced on HDFS (rename over it) is read with its new footer; a deleted one is no table any more. */
   @Test
-  void fileDeletedFromHdfsIsNotFoundNamingItAndTheServerKeepsServing() throws Exception {
-    org.apache.hadoop.fs.Path doomed = new org.apache.hadoop.fs.Path(hdfsData + "/doomed.parquet");
-    assertThat(dfs.delete(doomed, false)).isTrue();
-    try (BufferAllocator allocator = new RootAllocator(); FlightSqlClient client = onHdfs.flightSql(allocator)) {
-      assertThatThrownBy(() -> {
-        FlightInfo info = client.execute("SELECT sum(event_id) FROM doomed");
-        try (FlightStream s = client.getStream(info.getEndpoints().get(0).getTicket())) {
-          while (s.next()) {
-            // drain
-          }
-        }
-      }).isInstanceOf(FlightRuntimeException.class)
-          .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.NOT_FOUND))
-          .hasMessageContaining(doomed.toUri().getPath());
+  void fileReplacedOrDeletedOnHdfsIsSeenByTheNextQuery() throws Exception {
+    org.apache.hadoop.fs.Path changing = new org.apache.hadoop.fs.Path(hdfsData + "/changing.parquet");
+    org.apache.hadoop.fs.Path staged = new org.apache.hadoop.fs.Path(hdfsData + "/_changing.tmp");
+    Path events = tmp.resolve("data/events");
+    try {
+      dfs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(events.resolve("batch=2/part-1.parquet").toUri()), changing);
+      assertThat(TestServer.scalarLong(hdfs, "SELECT count(*) FROM changing")).isEqualTo(EVENT_FILES[1][1]);
+      dfs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(events.resolve("batch=1/part-0.parquet").toUri()), staged);
+      dfs.rename(staged, changing, org.apache.hadoop.fs.Options.Rename.OVERWRITE);
+      assertThat(TestServer.scalarLong(hdfs, "SELECT count(*) FROM changing")).isEqualTo(EVENT_FILES[0][1]);
+      assertThat(TestServer.scalarLong(hdfs, "SELECT sum(event_id) FROM changing"))
+          .isEqualTo(TestServer.scalarLong(local, "SELECT sum(event_id) FROM events WHERE batch = 1"));
+      assertThat(dfs.delete(changing, false)).isTrue();
+      try (BufferAllocator allocator = new RootAllocator(); FlightSqlClient client = onHdfs.flightSql(allocator)) {
+        assertThatThrownBy(() -> client.execute("SELECT sum(event_id) FROM changing"))
+            .isInstanceOf(FlightRuntimeException.class)
+            .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.NOT_FOUND))
+            .hasMessageContaining("table changing does not exist");
+      }
+    } finally {
+      dfs.delete(changing, false);
+      dfs.delete(staged, false);
     }
     assertThat(both("SELECT count(*) FROM lineitem WHERE l_shipdate < DATE '1993-01-01'")).hasSize(1);
   }

@@ -17,6 +17,11 @@ public enum ErrorCode {
   UNSUPPORTED,
   /** A file that is not readable Parquet, or whose contents are inconsistent. */
   CORRUPT_FILE,
+  /**
+   * A file changed or was deleted while a query read it (its length, modification time or identity differs
+   * from when the query was planned): transient, the query can be retried.
+   */
+  FILE_CHANGED,
   /** A memory or size limit was reached. */
   RESOURCE_EXHAUSTED,
   /** The query was cancelled by its client. */

@@ -64,6 +64,14 @@ public final class QueryEngine {
     return catalog;
   }
 
+  /**
+   * The data directory as it is now (listed again: files and tables added, deleted or replaced since are
+   * seen). Each {@code prepare} takes one, unless given one to plan over.
+   */
+  public Catalog snapshot() {
+    return catalog.refresh();
+  }
+
   /** Parses, analyzes and optimizes {@code sql}; {@code allocator} is used for constant folding only. */
   public PreparedQuery prepare(String sql, BufferAllocator allocator) {
     return prepare(sql, allocator, defaults);
@@ -79,6 +87,16 @@ public final class QueryEngine {
    */
   public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings, List<Object> parameterValues) {
     limits.checkLength(sql);
+    return prepare(snapshot(), sql, allocator, settings, parameterValues);
+  }
+
+  /**
+   * As {@link #prepare(String, BufferAllocator, QuerySettings, List)}, over the tables of {@code snapshot}
+   * (e.g. one snapshot for every parameter row of one execution).
+   */
+  public PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
+      List<Object> parameterValues) {
+    limits.checkLength(sql);
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
     Matcher m = EXPLAIN.matcher(sql);
@@ -92,7 +110,7 @@ public final class QueryEngine {
       text = sql.substring(0, m.end()).replaceAll("[^\\n]", " ") + sql.substring(m.end());
     }
     Parameters parameters = new Parameters(parameterValues);
-    LogicalPlan analyzed = new Analyzer(catalog, text, parameters, limits).analyze(SqlParser.parse(text, limits));
+    LogicalPlan analyzed = new Analyzer(snapshot, text, parameters, limits).analyze(SqlParser.parse(text, limits));
     EvalContext eval = EvalContext.now(settings.zone());
     Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;

@@ -23,6 +23,8 @@ public final class ErrorMapping {
         case UNSUPPORTED -> CallStatus.UNIMPLEMENTED;
         // no DATA_LOSS in Flight; INTERNAL is kept for Quiver's own bugs
         case CORRUPT_FILE -> CallStatus.UNKNOWN;
+        // Flight has no ABORTED: UNAVAILABLE is its one status that tells a client to retry
+        case FILE_CHANGED -> CallStatus.UNAVAILABLE;
         case RESOURCE_EXHAUSTED -> CallStatus.RESOURCE_EXHAUSTED;
         case CANCELLED -> CallStatus.CANCELLED;
         case TIMED_OUT -> CallStatus.TIMED_OUT;

@@ -567,9 +567,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       backpressure.register(listener);
       List<List<Object>> rows = st.rows().isEmpty() ? java.util.Collections.singletonList(null) : st.rows();
       VectorSchemaRoot out = null;
+      // the files as they are now, one version for all parameter rows (never those of an earlier prepare)
+      dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
       try {
         for (List<Object> row : rows) {
-          PreparedQuery query = engine.prepare(st.sql(), allocator, settings, row);
+          PreparedQuery query = engine.prepare(snapshot, st.sql(), allocator, settings, row);
           if (row == null && !query.parameterTypes().isEmpty()) {
             throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + query.parameterTypes().size()
                 + " parameters: bind their values before executing it");
@@ -863,7 +865,14 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         || command.getTableTypesList().stream().anyMatch(t -> t.equalsIgnoreCase("TABLE"));
     if (typeOk && catalogMatches(command.hasCatalog() ? command.getCatalog() : null)
         && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Analyzer.SCHEMA)) {
-      for (ParquetTable t : engine.catalog().tables()) {
+      List<ParquetTable> current;
+      try {
+        current = engine.snapshot().tables(); // the data directory as it is now
+      } catch (Throwable t) {
+        listener.error(error(t));
+        return;
+      }
+      for (ParquetTable t : current) {
         if (like(command.hasTableNameFilterPattern() ? command.getTableNameFilterPattern() : null, t.name())) tables.add(t);
       }
     }

@@ -10,6 +10,7 @@ import dev.quiver.scan.prune.ScanMetrics;
 import dev.quiver.scan.table.Catalog;
 import dev.quiver.scan.table.DataFile;
 import dev.quiver.scan.table.FileSystems;
+import dev.quiver.scan.table.FileVersions;
 import dev.quiver.scan.table.FooterCache;
 import dev.quiver.scan.table.ParquetTable;
 import java.io.IOException;
@@ -31,6 +32,7 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -236,7 +238,31 @@ public final class ParquetScan implements AutoCloseable {
 
     List<VectorSchemaRoot> run() {
       if (!claimed.compareAndSet(false, true)) return List.of(); // the scan was closed before this started
-      return read();
+      return readPlannedVersion();
+    }
+
+    /**
+     * {@link #read()}, then a check that the file is still the version the query planned (length,
+     * modification time, identity): a file replaced or deleted since fails the query, and never gives rows
+     * of two versions or a misleading "corrupt" error. The stream is opened before and the check made
+     * after everything was read from it, so whatever was read is the planned version.
+     */
+    List<VectorSchemaRoot> readPlannedVersion() {
+      List<VectorSchemaRoot> out;
+      try {
+        out = read();
+      } catch (RuntimeException | Error e) {
+        QuiverException changed = FileVersions.changed(file, e);
+        if (changed != null) throw changed;
+        throw e;
+      }
+      try {
+        FileVersions.verify(file);
+      } catch (RuntimeException e) {
+        out.forEach(VectorSchemaRoot::close);
+        throw e;
+      }
+      return out;
     }
 
     List<VectorSchemaRoot> read() {
@@ -338,7 +364,9 @@ public final class ParquetScan implements AutoCloseable {
         HadoopReadOptions.Builder builder = HadoopReadOptions.builder(FileSystems.conf());
         if (PageCodecs.ENABLED) builder.withCodecFactory(new PageCodecs(new org.apache.parquet.hadoop.CodecFactory(FileSystems.conf(), 0)));
         ParquetReadOptions options = builder.build();
-        HadoopInputFile in = HadoopInputFile.fromPath(file.path(), FileSystems.conf());
+        // the planned length (no stat here: the read is checked against the planned version afterwards)
+        HadoopInputFile in = HadoopInputFile.fromStatus(
+            new FileStatus(file.length(), false, 1, 0, file.modificationTime(), file.path()), FileSystems.conf());
         ParquetFileReader reader = new ParquetFileReader(in, footer, options, in.newStream());
         reader.setRequestedSchema(requested);
         return reader;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -31,6 +32,15 @@ import org.slf4j.LoggerFactory;
  * directory of Parquet files is a table named after the directory, and hive-style {@code key=value}
  * sub-directories give partition columns. Names are matched case-insensitively.
  *
+ * <p>A catalog is a snapshot of the directory: {@link #refresh()} takes a new one, and the planner takes
+ * one per query, so that files added, deleted or replaced (by ETL jobs, while the server runs) are seen by
+ * the next query, and a query sees one version of each table however often it names it. Taking a
+ * snapshot lists the data directory; a table is resolved when a query first names it: its files are
+ * listed and their versions (length, modification time, identity: {@link FileVersions}) compared with
+ * those of the last resolution, which is reused if nothing changed (footers are cached by file version,
+ * so an unchanged table costs a listing and no read). A scan checks that each file is still the version
+ * the query planned, and fails the query if not.
+ *
  * <p>One unreadable table does not stop the others from being served: a table none of whose files has a
  * readable footer (not Parquet, truncated, encrypted) is still listed, with no columns, and every query
  * naming it fails with the reason. A table of several files takes its schema from the first readable
@@ -40,64 +50,182 @@ import org.slf4j.LoggerFactory;
 public final class Catalog {
   public static final String HIVE_NULL = "__HIVE_DEFAULT_PARTITION__";
   private static final Logger LOG = LoggerFactory.getLogger(Catalog.class);
+  /** Listings of a table retried when one of its files changes while its footer is read. */
+  private static final int RESOLVE_ATTEMPTS = 3;
 
-  private final Map<String, ParquetTable> tables; // lower-case name -> table
-  private final Map<String, QuiverException> unreadable; // lower-case name -> why its files cannot be read
-  private final FooterCache footers;
+  /** A table's files as listed, and the table they make (null: no files) or why it cannot be read. */
+  private record Resolved(List<DataFile> files, ParquetTable table, QuiverException error) {}
 
-  private Catalog(Map<String, ParquetTable> tables, Map<String, QuiverException> unreadable, FooterCache footers) {
-    this.tables = tables;
-    this.unreadable = unreadable;
-    this.footers = footers;
+  /** A top-level entry of the data directory: a table's file, or its directory. */
+  private record Entry(String name, FileStatus status) {}
+
+  /** What all snapshots of one data directory share: its footers and the last resolution of each table. */
+  private static final class Directory {
+    final String location;
+    final Path root;
+    final boolean rootIsFile;
+    final FooterCache footers = new FooterCache(10_000);
+    final Map<String, Resolved> last = new ConcurrentHashMap<>(); // lower-case name -> last resolution
+
+    Directory(String location, Path root, boolean rootIsFile) {
+      this.location = location;
+      this.root = root;
+      this.rootIsFile = rootIsFile;
+    }
   }
 
+  private final Directory directory;
+  private final Map<String, Entry> entries; // lower-case name -> entry, sorted
+  private final Map<String, Resolved> resolved = new ConcurrentHashMap<>(); // this snapshot's tables
+
+  private Catalog(Directory directory, Map<String, Entry> entries) {
+    this.directory = directory;
+    this.entries = entries;
+  }
+
+  /**
+   * A snapshot of the data directory (or single file) at {@code location}, with every table resolved (so
+   * that unreadable ones are logged at start-up).
+   */
   public static Catalog open(String location) {
-    FooterCache footers = new FooterCache(10_000);
     Path root = FileSystems.toPath(location);
-    Map<String, ParquetTable> tables = new TreeMap<>();
-    Map<String, QuiverException> unreadable = new TreeMap<>();
+    FileStatus status;
     try {
       FileSystem fs = FileSystems.fileSystem(root);
       if (!fs.exists(root)) {
         throw new QuiverException(ErrorCode.NOT_FOUND, "data directory " + location + " does not exist");
       }
-      if (fs.getFileStatus(root).isFile()) {
-        addTable(tables, unreadable, tableName(root.getName()), List.of(dataFile(fs.getFileStatus(root), Map.of())), footers);
-      } else {
-        for (FileStatus st : sorted(fs.listStatus(root))) {
-          String name = st.getPath().getName();
-          if (hidden(name)) continue;
-          if (st.isFile() && name.endsWith(".parquet")) {
-            addTable(tables, unreadable, tableName(name), List.of(dataFile(st, Map.of())), footers);
-          } else if (st.isDirectory()) {
-            List<DataFile> files = new ArrayList<>();
-            collect(fs, st.getPath(), new LinkedHashMap<>(), files);
-            if (!files.isEmpty()) addTable(tables, unreadable, name, files, footers);
-          }
-        }
-      }
+      status = fs.getFileStatus(root);
     } catch (IOException e) {
       throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list data directory " + location + ": " + e.getMessage(), e);
     }
-    return new Catalog(Collections.unmodifiableMap(tables), Collections.unmodifiableMap(unreadable), footers);
+    Catalog catalog = snapshot(new Directory(location, root, status.isFile()));
+    try {
+      catalog.tables();
+    } catch (QuiverException e) {
+      LOG.warn("data directory {} changed while it was read: {}", location, e.getMessage());
+    }
+    return catalog;
+  }
+
+  /** A new snapshot of the same data directory: lists it again (tables are resolved when named). */
+  public Catalog refresh() {
+    return snapshot(directory);
   }
 
   /** The table named {@code name}, or null; fails with the reason if the table's files cannot be read. */
   public ParquetTable table(String name) {
     String key = name.toLowerCase(Locale.ROOT);
-    QuiverException e = unreadable.get(key);
-    if (e != null) {
-      throw new QuiverException(e.code(), "table " + tables.get(key).name() + " cannot be read: " + e.getMessage(), e);
+    Entry entry = entries.get(key);
+    if (entry == null) return null;
+    Resolved r = resolve(key, entry);
+    if (r.error() != null) {
+      throw new QuiverException(r.error().code(), "table " + r.table().name() + " cannot be read: " + r.error().getMessage(),
+          r.error());
     }
-    return tables.get(key);
+    return r.table();
   }
 
+  /** Every table of the snapshot (unreadable ones with no columns), by name. */
   public List<ParquetTable> tables() {
-    return List.copyOf(tables.values());
+    List<ParquetTable> out = new ArrayList<>();
+    for (var e : entries.entrySet()) {
+      ParquetTable t = resolve(e.getKey(), e.getValue()).table();
+      if (t != null) out.add(t);
+    }
+    return out;
   }
 
   public FooterCache footers() {
-    return footers;
+    return directory.footers;
+  }
+
+  private Resolved resolve(String key, Entry entry) {
+    Resolved r = resolved.get(key);
+    if (r == null) {
+      r = resolve(directory, key, entry);
+      Resolved raced = resolved.putIfAbsent(key, r);
+      if (raced != null) r = raced; // one version per snapshot
+    }
+    return r;
+  }
+
+  /** Lists the data directory's top level: its tables' files and directories (not what is inside them). */
+  private static Catalog snapshot(Directory d) {
+    Map<String, Entry> entries = new TreeMap<>();
+    try {
+      FileSystem fs = FileSystems.fileSystem(d.root);
+      if (d.rootIsFile) {
+        FileStatus st = fs.getFileStatus(d.root);
+        entries.put(tableName(d.root.getName()).toLowerCase(Locale.ROOT), new Entry(tableName(d.root.getName()), st));
+      } else {
+        for (FileStatus st : sorted(FileVersions.list(fs, d.root))) {
+          String name = FileVersions.name(st);
+          if (hidden(name)) continue;
+          if (st.isFile() && name.endsWith(".parquet")) {
+            entries.put(tableName(name).toLowerCase(Locale.ROOT), new Entry(tableName(name), st));
+          } else if (st.isDirectory()) {
+            entries.put(name.toLowerCase(Locale.ROOT), new Entry(name, st));
+          }
+        }
+      }
+    } catch (java.io.FileNotFoundException e) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "data directory " + d.location + " does not exist", e);
+    } catch (IOException e) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list data directory " + d.location + ": " + e.getMessage(), e);
+    }
+    d.last.keySet().retainAll(entries.keySet()); // forget tables that are gone
+    return new Catalog(d, Collections.unmodifiableMap(entries));
+  }
+
+  /**
+   * A table as its files are now: the last resolution if they are the same versions, else their footers
+   * read (from the cache where a version was seen before). A file that changes while its footer is read
+   * makes the table be listed again.
+   */
+  private static Resolved resolve(Directory d, String key, Entry entry) {
+    for (int attempt = 1; ; attempt++) {
+      List<DataFile> files = new ArrayList<>();
+      try {
+        if (entry.status().isFile()) {
+          // the top-level listing's status, unless this is a retry
+          FileStatus st = attempt == 1 ? entry.status() : FileSystems.fileSystem(d.root).getFileStatus(entry.status().getPath());
+          DataFile f = FileVersions.of(st, Map.of());
+          if (f != null) files.add(f);
+        } else {
+          collect(FileSystems.fileSystem(d.root), entry.status().getPath(), new LinkedHashMap<>(), files);
+        }
+      } catch (java.io.FileNotFoundException e) {
+        files.clear(); // deleted since the top level was listed: no table
+      } catch (IOException e) {
+        throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list table " + entry.name() + " in " + d.location + ": "
+            + e.getMessage(), e);
+      }
+      if (files.isEmpty()) return new Resolved(List.of(), null, null);
+      Resolved last = d.last.get(key);
+      if (last != null && last.files().equals(files) && last.table().name().equals(entry.name())) return last;
+      Resolved r;
+      try {
+        r = new Resolved(files, table(entry.name(), files, d.footers), null);
+      } catch (QuiverException e) {
+        if (e.code() == ErrorCode.FILE_CHANGED) {
+          if (attempt < RESOLVE_ATTEMPTS) continue;
+          throw e;
+        }
+        r = unreadable(entry.name(), files, e);
+      } catch (RuntimeException e) {
+        r = unreadable(entry.name(), files, new QuiverException(ErrorCode.CORRUPT_FILE,
+            "cannot read Parquet metadata of " + files.get(0).path() + ": " + e, e));
+      }
+      d.last.put(key, r);
+      return r;
+    }
+  }
+
+  /** A table listed with no columns, every query on which fails with {@code e}. */
+  private static Resolved unreadable(String name, List<DataFile> files, QuiverException e) {
+    LOG.warn("table {} cannot be read, queries on it will fail: {}", name, e.getMessage());
+    return new Resolved(files, new ParquetTable(name, files, new Schema(List.of()), List.of(), Map.of(), 0), e);
   }
 
   private static String tableName(String fileName) {
@@ -110,14 +238,14 @@ public final class Catalog {
 
   private static List<FileStatus> sorted(FileStatus[] statuses) {
     List<FileStatus> list = new ArrayList<>(List.of(statuses));
-    list.sort((a, b) -> a.getPath().getName().compareTo(b.getPath().getName()));
+    list.sort((a, b) -> FileVersions.name(a).compareTo(FileVersions.name(b)));
     return list;
   }
 
   private static void collect(FileSystem fs, Path dir, LinkedHashMap<String, String> partitions, List<DataFile> out)
       throws IOException {
-    for (FileStatus st : sorted(fs.listStatus(dir))) {
-      String name = st.getPath().getName();
+    for (FileStatus st : sorted(FileVersions.list(fs, dir))) {
+      String name = FileVersions.name(st);
       if (hidden(name)) continue;
       if (st.isDirectory()) {
         int eq = name.indexOf('=');
@@ -125,28 +253,15 @@ public final class Catalog {
         if (eq > 0) {
           next.put(name.substring(0, eq), URLDecoder.decode(name.substring(eq + 1), StandardCharsets.UTF_8));
         }
-        collect(fs, st.getPath(), next, out);
+        try {
+          collect(fs, st.getPath(), next, out);
+        } catch (java.io.FileNotFoundException e) {
+          // a partition deleted since its parent was listed
+        }
       } else if (st.getLen() > 0 && !name.endsWith(".crc")) {
-        out.add(dataFile(st, partitions));
+        DataFile f = FileVersions.of(st, partitions);
+        if (f != null && f.length() > 0) out.add(f);
       }
-    }
-  }
-
-  private static DataFile dataFile(FileStatus st, Map<String, String> partitions) {
-    return new DataFile(st.getPath(), st.getLen(), st.getModificationTime(), partitions);
-  }
-
-  /** Adds a table, or lists it as unreadable (with no columns) if no file of it has a readable footer. */
-  private static void addTable(Map<String, ParquetTable> tables, Map<String, QuiverException> unreadable, String name,
-      List<DataFile> files, FooterCache footers) {
-    try {
-      tables.put(name.toLowerCase(Locale.ROOT), table(name, files, footers));
-    } catch (RuntimeException e) {
-      QuiverException q = e instanceof QuiverException qe ? qe : new QuiverException(ErrorCode.CORRUPT_FILE,
-          "cannot read Parquet metadata of " + files.get(0).path() + ": " + e, e);
-      LOG.warn("table {} cannot be read, queries on it will fail: {}", name, q.getMessage());
-      tables.put(name.toLowerCase(Locale.ROOT), new ParquetTable(name, files, new Schema(List.of()), List.of(), Map.of(), 0));
-      unreadable.put(name.toLowerCase(Locale.ROOT), q);
     }
   }
 
@@ -160,6 +275,7 @@ public final class Catalog {
         readable.put(f, m);
         if (first == null) first = m;
       } catch (QuiverException e) {
+        if (e.code() == ErrorCode.FILE_CHANGED) throw e; // the table is listed again
         // the scan fails on this file when a query reaches it
         if (firstError == null) firstError = e;
         if (files.size() > 1) LOG.warn("table {}: {}", name, e.getMessage());

@@ -23,12 +23,16 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.SeekableInputStream;
 
-/** Parquet footers keyed by path, length and modification time, so a changed file is re-read. */
+/**
+ * Parquet footers keyed by the version of their file (path, length, modification time and, where the file
+ * system has one, identity: see {@link FileVersions}), so a changed file is re-read; a footer is only cached
+ * once the file was checked to still be the version asked for after reading it.
+ */
 public final class FooterCache {
   private static final byte[] MAGIC = {'P', 'A', 'R', '1'};
   private static final byte[] ENCRYPTED_MAGIC = {'P', 'A', 'R', 'E'};
 
-  private record Key(String path, long length, long modificationTime) {}
+  private record Key(String path, long length, long modificationTime, String version) {}
 
   private final Map<Key, ParquetMetadata> cache;
 
@@ -42,7 +46,7 @@ public final class FooterCache {
   }
 
   public ParquetMetadata footer(DataFile file) {
-    Key key = new Key(file.path().toString(), file.length(), file.modificationTime());
+    Key key = new Key(file.path().toString(), file.length(), file.modificationTime(), file.version());
     synchronized (cache) {
       ParquetMetadata m = cache.get(key);
       if (m != null) return m;
@@ -69,23 +73,33 @@ public final class FooterCache {
           throw new QuiverException(ErrorCode.CORRUPT_FILE, "cannot read Parquet footer of " + file.path()
               + ": not a Parquet file (expected magic number PAR1 at the start, found " + Arrays.toString(head) + ")");
         }
+        ParquetMetadata footer;
         try {
-          return ParquetFileReader.readFooter(in, ParquetMetadataConverter.NO_FILTER);
+          footer = ParquetFileReader.readFooter(in, ParquetMetadataConverter.NO_FILTER);
         } catch (RuntimeException e) {
           ParquetMetadata tolerant = withoutUnknownLogicalTypes(in, s);
           if (tolerant == null) throw e;
-          return tolerant;
+          footer = tolerant;
         }
+        // the footer read is the one of the version asked for (not of a file replaced since it was listed)
+        FileVersions.verify(file);
+        return footer;
       }
     } catch (QuiverException e) {
-      throw e;
+      throw changedOr(file, e);
     } catch (ParquetCryptoRuntimeException e) {
-      throw new QuiverException(ErrorCode.UNSUPPORTED, "cannot read " + file.path()
-          + ": Parquet modular encryption is not supported (" + e.getMessage() + ")", e);
+      throw changedOr(file, new QuiverException(ErrorCode.UNSUPPORTED, "cannot read " + file.path()
+          + ": Parquet modular encryption is not supported (" + e.getMessage() + ")", e));
     } catch (IOException | RuntimeException e) {
-      throw new QuiverException(
-          ErrorCode.CORRUPT_FILE, "cannot read Parquet footer of " + file.path() + ": " + firstLine(e), e);
+      throw changedOr(file, new QuiverException(
+          ErrorCode.CORRUPT_FILE, "cannot read Parquet footer of " + file.path() + ": " + firstLine(e), e));
     }
+  }
+
+  /** {@code e}, unless the file is no longer the version asked for: then that is the error (a half-written, replaced file). */
+  private static QuiverException changedOr(DataFile file, QuiverException e) {
+    QuiverException changed = FileVersions.changed(file, e);
+    return changed != null ? changed : e;
   }
 
   /** An exception's message up to its first line break (parquet-java appends whole schemas to some). */
