@@ -281,6 +281,27 @@ class CancellationTest {
   }
 
   @Test
+  void jdbcStatementCancelStopsALongJoin() throws Exception {
+    try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
+      java.util.concurrent.CompletableFuture<Throwable> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try (ResultSet rs = st.executeQuery(CROSS)) {
+          rs.next();
+          return null;
+        } catch (Throwable t) {
+          return t;
+        }
+      });
+      awaitJoinRunning();
+      long t0 = System.nanoTime();
+      st.cancel();
+      long ms = untilIdle(sample::runningQueries, t0);
+      System.out.println("join stopped " + ms + " ms after Statement.cancel()");
+      assertThat(ms).isLessThan(5_000);
+      assertThat(run.get(10, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(SQLException.class);
+    }
+  }
+
+  @Test
   void statementTimeoutStopsALongJoin() throws Exception {
     try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
       st.execute("SET quiver.statement_timeout_ms = 2000");
