@@ -2,15 +2,27 @@ package dev.quiver.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.quiver.sample.Lineitem;
+import dev.quiver.sample.SampleData;
 import dev.quiver.server.QuiverServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntSupplier;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelStatus;
 import org.apache.arrow.flight.FlightInfo;
@@ -25,24 +37,36 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Cancelling a running scan (stream cancel, CancelFlightInfo), statement timeouts, SHOW / SET. */
+/**
+ * Cancelling a running scan (stream cancel, CancelFlightInfo), statement timeouts, SHOW / SET; long joins
+ * stopped by a cancel, a timeout or a client that vanishes, and a LIMIT over a fan-out join.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CancellationTest {
   @TempDir
   static Path dir;
   QuiverServer server;
   int port;
+  /** The sample data (TPC-H SF 0.1: 150,000 orders) with a small per-query memory limit. */
+  TestServer sample;
 
   @BeforeAll
   void start() throws Exception {
     Lineitem.write(dir.resolve("lineitem.parquet"), 0.05, Lineitem.Order.NATURAL, 8_192, b -> b);
     server = QuiverServer.start(dir.toString(), "127.0.0.1", 0, QuiverServer.DEFAULT_QUERY_MEMORY);
+    sample = TestServer.start(SampleData.ensure(), 64L << 20);
   }
 
   @AfterAll
   void stop() throws Exception {
-    server.close(); // fails if a cancelled query left a buffer behind
+    try {
+      server.close(); // fails if a cancelled query left a buffer behind
+    } finally {
+      sample.close();
+    }
   }
 
   private FlightSqlClient client(BufferAllocator a) {
@@ -52,11 +76,27 @@ class CancellationTest {
 
   /** Milliseconds until no query runs any more. */
   private long untilIdle(long startNanos) throws InterruptedException {
-    while (server.runningQueries() > 0) {
+    return untilIdle(server::runningQueries, startNanos);
+  }
+
+  /** Milliseconds from {@code startNanos} until {@code running} is 0 (the query's thread has let go). */
+  private static long untilIdle(IntSupplier running, long startNanos) throws InterruptedException {
+    while (running.getAsInt() > 0) {
       Thread.sleep(5);
       if (System.nanoTime() - startNanos > 10_000_000_000L) throw new AssertionError("query still running after 10 s");
     }
     return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+
+  /** Waits until a query runs, then a little longer, so that it is deep in its join. */
+  private void awaitJoinRunning() throws InterruptedException {
+    long t0 = System.nanoTime();
+    while (sample.runningQueries() == 0) {
+      Thread.sleep(5);
+      if (System.nanoTime() - t0 > 10_000_000_000L) throw new AssertionError("the query did not start");
+    }
+    Thread.sleep(1_500);
+    assertThat(sample.runningQueries()).as("the join is still running").isEqualTo(1);
   }
 
   @Test
@@ -210,6 +250,187 @@ class CancellationTest {
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
       }
+    }
+  }
+
+  // ---- long joins on the sample data ----------------------------------------------------------------
+
+  /** 150,000 x 20,000 candidate pairs, none kept: no output for minutes, only work. */
+  static final String CROSS = "SELECT count(*) FROM orders a, (SELECT * FROM orders LIMIT 20000) b "
+      + "WHERE a.o_orderkey + b.o_orderkey < 0";
+  /** Three order statuses: about 10^10 result rows. */
+  static final String FAN_OUT = "SELECT a.o_orderkey, b.o_orderkey FROM orders a JOIN orders b ON a.o_orderstatus = b.o_orderstatus";
+
+  @Test
+  void cancelFlightInfoStopsALongJoinWithinSeconds() throws Exception {
+    try (BufferAllocator a = new RootAllocator(); FlightSqlClient c = sample.flightSql(a)) {
+      FlightInfo info = c.execute(CROSS);
+      try (FlightStream s = c.getStream(info.getEndpoints().get(0).getTicket())) {
+        awaitJoinRunning();
+        long t0 = System.nanoTime();
+        assertThat(c.cancelFlightInfo(new CancelFlightInfoRequest(info)).getStatus()).isEqualTo(CancelStatus.CANCELLED);
+        long ms = untilIdle(sample::runningQueries, t0);
+        System.out.println("join stopped " + ms + " ms after CancelFlightInfo");
+        assertThat(ms).isLessThan(5_000); // it used to keep a core busy for minutes
+        assertThatThrownBy(() -> {
+          while (s.next()) { /* until the error */ }
+        }).isInstanceOf(FlightRuntimeException.class)
+            .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.CANCELLED));
+      }
+    }
+  }
+
+  @Test
+  void jdbcStatementCancelStopsALongJoin() throws Exception {
+    try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
+      java.util.concurrent.CompletableFuture<Throwable> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try (ResultSet rs = st.executeQuery(CROSS)) {
+          rs.next();
+          return null;
+        } catch (Throwable t) {
+          return t;
+        }
+      });
+      awaitJoinRunning();
+      long t0 = System.nanoTime();
+      st.cancel();
+      long ms = untilIdle(sample::runningQueries, t0);
+      System.out.println("join stopped " + ms + " ms after Statement.cancel()");
+      assertThat(ms).isLessThan(5_000);
+      assertThat(run.get(10, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(SQLException.class);
+    }
+  }
+
+  @Test
+  void statementTimeoutStopsALongJoin() throws Exception {
+    try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
+      st.execute("SET quiver.statement_timeout_ms = 2000");
+      long t0 = System.nanoTime();
+      assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThatThrownBy(() -> TestServer.rows(c, CROSS))
+          .isInstanceOf(SQLException.class).hasMessageContaining("statement timeout of 2000 ms"));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      System.out.println("join with a 2000 ms statement timeout failed after " + ms + " ms");
+      assertThat(ms).isLessThan(7_000);
+      untilIdle(sample::runningQueries, System.nanoTime());
+    }
+  }
+
+  /** A client whose connection dies (its process killed) while the server works on a join, silent or streaming. */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aClientThatVanishesStopsItsJoin(boolean streaming) throws Exception {
+    try (Proxy proxy = new Proxy(sample.port()); BufferAllocator a = new RootAllocator();
+        FlightSqlClient c = new FlightSqlClient(org.apache.arrow.flight.FlightClient.builder(a,
+            org.apache.arrow.flight.Location.forGrpcInsecure("127.0.0.1", proxy.port())).build())) {
+      FlightInfo info = c.execute(streaming ? FAN_OUT : CROSS);
+      FlightStream s = c.getStream(info.getEndpoints().get(0).getTicket());
+      if (streaming) {
+        assertThat(s.next()).isTrue(); // rows arrive, then the client stops reading
+        Thread.sleep(1_000);
+        assertThat(sample.runningQueries()).isEqualTo(1);
+      } else {
+        awaitJoinRunning();
+      }
+      long t0 = System.nanoTime();
+      proxy.cut();
+      long ms = untilIdle(sample::runningQueries, t0);
+      System.out.println("join (streaming=" + streaming + ") stopped " + ms + " ms after its client vanished");
+      assertThat(ms).isLessThan(5_000);
+      try {
+        s.close();
+      } catch (Exception expected) {
+        // the connection is gone
+      }
+    }
+  }
+
+  @Test
+  void aLimitOverAFanOutJoinAnswersAtOnceInBoundedMemory() throws Exception {
+    try (Connection c = sample.jdbc()) {
+      long t0 = System.nanoTime();
+      List<List<Object>> rows = TestServer.rows(c, FAN_OUT + " LIMIT 10");
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      System.out.println("fan-out join LIMIT 10 answered in " + ms + " ms");
+      assertThat(rows).hasSize(10);
+      assertThat(ms).isLessThan(10_000); // it ran 14 s, then failed at the memory limit
+      // each pair joins orders of equal status: checked by a second query
+      List<String> keys = new ArrayList<>();
+      for (List<Object> r : rows) {
+        keys.add(String.valueOf(((Number) r.get(0)).longValue()));
+        keys.add(String.valueOf(((Number) r.get(1)).longValue()));
+      }
+      Map<Long, String> status = new HashMap<>();
+      for (List<Object> r : TestServer.rows(c, "SELECT o_orderkey, o_orderstatus FROM orders WHERE o_orderkey IN ("
+          + String.join(", ", keys) + ")")) {
+        status.put(((Number) r.get(0)).longValue(), (String) r.get(1));
+      }
+      for (List<Object> r : rows) {
+        String left = status.get(((Number) r.get(0)).longValue());
+        assertThat(left).isNotNull().isEqualTo(status.get(((Number) r.get(1)).longValue()));
+      }
+    }
+  }
+
+  /**
+   * A TCP forwarder between a client and the server whose connections can be cut (reset), as when the
+   * client's process or machine dies.
+   */
+  static final class Proxy implements AutoCloseable {
+    private final ServerSocket listen = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final int target;
+
+    Proxy(int target) throws IOException {
+      this.target = target;
+      Thread t = new Thread(this::accept, "test-proxy-accept");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    int port() {
+      return listen.getLocalPort();
+    }
+
+    private void accept() {
+      try {
+        while (true) {
+          Socket in = listen.accept();
+          Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
+          sockets.add(in);
+          sockets.add(out);
+          pump(in, out);
+          pump(out, in);
+        }
+      } catch (IOException closed) {
+        // the proxy is closed
+      }
+    }
+
+    private static void pump(Socket from, Socket to) {
+      Thread t = new Thread(() -> {
+        try {
+          from.getInputStream().transferTo(to.getOutputStream());
+        } catch (IOException cut) {
+          // one side is gone
+        }
+      }, "test-proxy-pump");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    /** Resets every connection. */
+    void cut() throws IOException {
+      for (Socket s : sockets) {
+        if (s.isClosed()) continue;
+        s.setSoLinger(true, 0);
+        s.close();
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      listen.close();
+      cut();
     }
   }
 }

@@ -86,8 +86,14 @@ public final class QueryEngine {
    * in order) bound as literals; null plans with unknown values, for the schemas of a prepare.
    */
   public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings, List<Object> parameterValues) {
+    return prepare(sql, allocator, settings, parameterValues, Cancellation.NONE);
+  }
+
+  /** As above; the optimizer checks {@code cancellation} between rules and while ordering many joins. */
+  public PreparedQuery prepare(String sql, BufferAllocator allocator, QuerySettings settings, List<Object> parameterValues,
+      Cancellation cancellation) {
     limits.checkLength(sql);
-    return prepare(snapshot(), sql, allocator, settings, parameterValues);
+    return prepare(snapshot(), sql, allocator, settings, parameterValues, cancellation);
   }
 
   /**
@@ -95,7 +101,7 @@ public final class QueryEngine {
    * (e.g. one snapshot for every parameter row of one execution).
    */
   public PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
-      List<Object> parameterValues) {
+      List<Object> parameterValues, Cancellation cancellation) {
     limits.checkLength(sql);
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
@@ -112,7 +118,7 @@ public final class QueryEngine {
     Parameters parameters = new Parameters(parameterValues);
     LogicalPlan analyzed = new Analyzer(snapshot, text, parameters, limits).analyze(SqlParser.parse(text, limits));
     EvalContext eval = EvalContext.now(settings.zone());
-    Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval));
+    Optimizer.Result optimized = Optimizer.standard(settings.simplify()).optimize(analyzed, new OptimizerContext(allocator, eval, cancellation));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
     return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows(),
         settings.pruning());

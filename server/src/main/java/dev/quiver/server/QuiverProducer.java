@@ -178,7 +178,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         result.setDatasetSchema(ByteString.copyFrom(SHOW_SCHEMA.serializeAsMessage()));
       } else if (SessionSettings.parse(sql) == null) {
         try (BufferAllocator allocator = newQueryAllocator()) {
-          PreparedQuery q = engine.prepare(sql, allocator, settings(context));
+          PreparedQuery q = engine.prepare(sql, allocator, settings(context), null, planning(context));
           result.setDatasetSchema(ByteString.copyFrom(resultSchema(q).serializeAsMessage()));
           if (!q.parameterTypes().isEmpty()) {
             result.setParameterSchema(ByteString.copyFrom(parameterSchema(q.parameterTypes()).serializeAsMessage()));
@@ -255,7 +255,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         StatementHandles.Statement st = statement(command.getPreparedStatementHandle(), context);
         List<ArrowType> types;
         try (BufferAllocator allocator = newQueryAllocator()) {
-          types = engine.prepare(st.sql(), allocator, settings(context)).parameterTypes();
+          types = engine.prepare(st.sql(), allocator, settings(context), null, planning(context)).parameterTypes();
         }
         List<List<Object>> rows = new ArrayList<>();
         while (flightStream.next()) {
@@ -415,6 +415,22 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(ticket))), -1, -1);
   }
 
+  /**
+   * For planning outside DoGet (GetFlightInfo, prepare): planning many joins can take seconds, so it stops
+   * when the client cancels the call or goes away, or at the session's statement timeout.
+   */
+  private dev.quiver.planner.Cancellation planning(CallContext context) {
+    long timeoutMs = settings(context).statementTimeoutMs();
+    long deadline = timeoutMs == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMs * 1_000_000L;
+    return () -> {
+      if (context.isCancelled()) throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+      if (System.nanoTime() > deadline) {
+        throw new QuiverException(ErrorCode.TIMED_OUT, "planning exceeded the statement timeout of " + timeoutMs + " ms ("
+            + SessionSettings.TIMEOUT + ")");
+      }
+    };
+  }
+
   private BufferAllocator newQueryAllocator() {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
   }
@@ -429,7 +445,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     if (SessionSettings.parseShow(st.sql()) != null) return SHOW_SCHEMA;
     try (BufferAllocator allocator = newQueryAllocator()) {
       List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
-      return resultSchema(engine.prepare(st.sql(), allocator, settings(context), first));
+      return resultSchema(engine.prepare(st.sql(), allocator, settings(context), first, planning(context)));
     }
   }
 
@@ -571,7 +587,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
       try {
         for (List<Object> row : rows) {
-          PreparedQuery query = engine.prepare(snapshot, st.sql(), allocator, settings, row);
+          PreparedQuery query = engine.prepare(snapshot, st.sql(), allocator, settings, row, cancellation);
           if (row == null && !query.parameterTypes().isEmpty()) {
             throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + query.parameterTypes().size()
                 + " parameters: bind their values before executing it");

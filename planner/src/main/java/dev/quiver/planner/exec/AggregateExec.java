@@ -33,6 +33,8 @@ public final class AggregateExec extends Operator {
   private final List<PhysicalExpr> keys = new ArrayList<>();
   private final List<PhysicalExpr> args = new ArrayList<>();
   private final MemoryReservation memory;
+  /** Rows between cancellation checks within one batch (a batch may have a million rows). */
+  private static final int CHECK_MASK = (1 << 14) - 1;
   private List<Group> groups;
   private int emitted;
 
@@ -109,6 +111,7 @@ public final class AggregateExec extends Operator {
           if (longKey) {
             ColumnValues kv = keyValues.get(0);
             for (int i = 0; i < n; i++) {
+              if ((i & CHECK_MASK) == CHECK_MASK) cancellation.check();
               int g;
               if (kv.isNull(i)) {
                 if (nullGroup < 0) {
@@ -131,6 +134,7 @@ public final class AggregateExec extends Operator {
             tableBytes = longTable.bytes();
           } else {
             for (int i = 0; i < n; i++) {
+              if ((i & CHECK_MASK) == CHECK_MASK) cancellation.check();
               Object key = Keys.row(keyValues, i);
               Group g = table.get(key);
               if (g == null) {
@@ -146,7 +150,10 @@ public final class AggregateExec extends Operator {
           // one aggregate at a time over the batch: a tight loop per accumulator column
           for (int a = 0; a < argValues.size(); a++) {
             ColumnValues v = argValues.get(a);
-            for (int i = 0; i < n; i++) rowAccs[i][a].add(v, i);
+            for (int i = 0; i < n; i++) {
+              if ((i & CHECK_MASK) == CHECK_MASK) cancellation.check();
+              rowAccs[i][a].add(v, i);
+            }
           }
         } finally {
           keyValues.forEach(ColumnValues::close);

@@ -26,6 +26,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * joined candidate rows) decides. NULL keys never match. Without keys every pair is a candidate (a
  * nested-loop / cross join). NULL_AWARE_ANTI is {@code NOT IN}: a probe row is dropped when some build
  * row could be equal to it (a NULL on either side counts as "could be").
+ * <p>Output streams: candidate pairs are evaluated a chunk of at most the session's batch rows at a time,
+ * and the probe stops after each chunk that produced rows, keeping its position (probe row, index in its
+ * candidates) until the next call. So a fan-out join under a LIMIT stops after the first batches, memory
+ * stays bounded whatever the fan-out, and cancellation is checked after every chunk, even when the
+ * condition rejects every candidate.
  */
 public final class HashJoinExec extends Operator {
   private static final int CHUNK = 1 << 16;
@@ -55,14 +60,40 @@ public final class HashJoinExec extends Operator {
   private boolean probeDone;
   private final ArrayDeque<VectorSchemaRoot> pending = new ArrayDeque<>();
   private long candidates;
+  /** At most this many rows per output batch (the session's batch rows). */
+  private final int batchRows;
+  /** Candidate pairs evaluated at a time: at most {@link #batchRows}, so their output is a bounded batch. */
+  private final int chunk;
+  private final int[] probeRows;
+  private final long[] buildRefs;
+  private int filled;
+  private long[] everyBuild;
+  private long[] unmatchedBuild;
+  private int unmatchedPos;
+
+  // the probe position, kept between calls: the probe batch, its keys, the next row to look up, and the
+  // candidates of the row being emitted (curRefs then curExtra) with the index of the next one
+  private VectorSchemaRoot probe;
+  private List<ColumnValues> probeKeys;
+  private boolean[] matched;
+  private boolean[] unknown;
+  private int probeRow;
+  private long[] curRefs;
+  private long[] curExtra;
+  private int curRow;
+  private int refPos;
 
   /**
    * {@code keys} are pairs {@code (leftExpr, rightExpr)} flattened [l0, r0, l1, r1, ...], each reading one
    * side only; {@code residual} (null for none) reads both.
    */
   HashJoinExec(Operator left, Operator right, LogicalPlan.Join plan, List<Expr> keys, Expr residual,
-      BufferAllocator allocator, EvalContext ctx) {
+      BufferAllocator allocator, EvalContext ctx, int batchRows) {
     this.left = left;
+    this.batchRows = Math.max(1, batchRows);
+    this.chunk = Math.min(CHUNK, this.batchRows);
+    this.probeRows = new int[chunk];
+    this.buildRefs = new long[chunk];
     this.right = right;
     this.plan = plan;
     this.allocator = allocator;
@@ -176,108 +207,161 @@ public final class HashJoinExec extends Operator {
   @Override
   protected VectorSchemaRoot produce() {
     if (table == null) buildSide();
-    while (pending.isEmpty()) {
-      if (probeDone) return null;
+    while (true) {
+      if (!pending.isEmpty()) return pending.poll();
+      if (probe != null) {
+        advance();
+        continue;
+      }
+      if (probeDone) {
+        if (unmatchedBuild == null || unmatchedPos >= unmatchedBuild.length) return null;
+        emitUnmatchedBuild();
+        continue;
+      }
       VectorSchemaRoot batch = left.next();
       if (batch == null) {
         probeDone = true;
-        if (buildMatched != null) emitUnmatchedBuild();
+        if (buildMatched != null) unmatchedBuild = unmatchedBuildRows();
         continue;
       }
-      try (batch) {
-        probe(batch);
-      }
+      startProbe(batch);
     }
-    return pending.poll();
   }
 
-  private void probe(VectorSchemaRoot batch) {
+  /** Takes {@code batch} as the probe batch: its keys are evaluated, its rows are looked up by {@link #advance()}. */
+  private void startProbe(VectorSchemaRoot batch) {
+    probe = batch;
     int n = batch.getRowCount();
+    matched = new boolean[n];
+    unknown = plan.type() == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
+    probeRow = 0;
+    curRefs = null;
+    curExtra = null;
+    filled = 0;
+    probeKeys = new ArrayList<>();
+    for (PhysicalExpr e : leftKeys) probeKeys.add(e.eval(batch, allocator));
+  }
+
+  /**
+   * Continues probing the current probe batch until one chunk of candidate pairs produced output or the
+   * batch is done. The position (probe row, and the index in that row's candidates) is kept between
+   * calls, so one probe row with millions of matches is emitted over many calls, and cancellation is
+   * checked for every chunk of candidates even when the condition rejects all of them.
+   */
+  private void advance() {
     JoinType type = plan.type();
-    boolean[] matched = new boolean[n];
-    boolean[] unknown = type == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
     boolean needPairs = !type.leftOnly() || residual != null;
-    int[] probeRows = new int[needPairs ? CHUNK : 0];
-    long[] buildRefs = new long[needPairs ? CHUNK : 0];
-    int filled = 0;
-    List<ColumnValues> kv = new ArrayList<>();
-    try {
-      for (PhysicalExpr e : leftKeys) kv.add(e.eval(batch, allocator));
-      for (int i = 0; i < n; i++) {
-        long[] refs;
-        if (leftKeys.isEmpty()) {
-          refs = allBuild;
-        } else if (Keys.anyNull(kv, i)) {
-          if (unknown == null) continue;
-          if (buildRows == 0) continue;
-          if (residual == null) {
-            unknown[i] = true;
-            continue;
+    int n = probe.getRowCount();
+    while (true) {
+      if (curRefs != null) {
+        int lenA = curRefs.length;
+        int len = lenA + (curExtra == null ? 0 : curExtra.length);
+        while (refPos < len) {
+          if (filled == chunk) {
+            flush();
+            if (!pending.isEmpty()) return;
+            cancellation.check();
           }
-          refs = everyBuildRow();
-        } else {
-          if (longTable != null) {
-            int at = longTable.get(kv.get(0).getLong(i));
-            refs = at < 0 ? null : longRefs.get(at);
-          } else {
-            refs = table.get(Keys.row(kv, i));
+          int take = Math.min(chunk - filled, len - refPos);
+          for (int k = 0; k < take; k++, refPos++) {
+            probeRows[filled] = curRow;
+            buildRefs[filled++] = refPos < lenA ? curRefs[refPos] : curExtra[refPos - lenA];
           }
-          if (unknown != null && nullKeyBuild.length > 0) refs = concat(refs, nullKeyBuild);
         }
-        if (refs == null || refs.length == 0) continue;
-        if (!needPairs) {
-          matched[i] = true;
+        curRefs = null;
+        curExtra = null;
+      }
+      if (probeRow >= n) break;
+      int i = probeRow++;
+      long[] refs;
+      long[] extra = null;
+      if (leftKeys.isEmpty()) {
+        refs = allBuild;
+      } else if (Keys.anyNull(probeKeys, i)) {
+        if (unknown == null || buildRows == 0) continue;
+        if (residual == null) {
+          unknown[i] = true;
           continue;
         }
-        for (long r : refs) {
-          if (filled == CHUNK) {
-            flush(batch, probeRows, buildRefs, filled, matched);
-            filled = 0;
-          }
-          probeRows[filled] = i;
-          buildRefs[filled] = r;
-          filled++;
+        refs = everyBuildRow();
+      } else {
+        if (longTable != null) {
+          int at = longTable.get(probeKeys.get(0).getLong(i));
+          refs = at < 0 ? null : longRefs.get(at);
+        } else {
+          refs = table.get(Keys.row(probeKeys, i));
+        }
+        if (unknown != null && nullKeyBuild.length > 0) {
+          extra = nullKeyBuild;
+          if (refs == null) refs = new long[0];
         }
       }
-      if (filled > 0) flush(batch, probeRows, buildRefs, filled, matched);
-    } finally {
-      kv.forEach(ColumnValues::close);
-    }
-    switch (type) {
-      case LEFT, FULL -> emitProbeRows(batch, matched, false, true);
-      case SEMI -> emitProbeRows(batch, matched, true, false);
-      case ANTI -> emitProbeRows(batch, matched, false, false);
-      case NULL_AWARE_ANTI -> {
-        for (int i = 0; i < n; i++) matched[i] |= unknown[i];
-        emitProbeRows(batch, matched, false, false);
+      if (refs == null || refs.length + (extra == null ? 0 : extra.length) == 0) continue;
+      if (!needPairs) {
+        matched[i] = true;
+        continue;
       }
-      default -> { }
+      curRefs = refs;
+      curExtra = extra;
+      curRow = i;
+      refPos = 0;
+    }
+    if (filled > 0) flush();
+    finishProbe();
+  }
+
+  /** The probe batch is done: emits its rows that a left-only or outer join keeps, and releases it. */
+  private void finishProbe() {
+    try {
+      switch (plan.type()) {
+        case LEFT, FULL -> emitProbeRows(false, true);
+        case SEMI -> emitProbeRows(true, false);
+        case ANTI -> emitProbeRows(false, false);
+        case NULL_AWARE_ANTI -> {
+          for (int i = 0; i < matched.length; i++) matched[i] |= unknown[i];
+          emitProbeRows(false, false);
+        }
+        default -> { }
+      }
+    } finally {
+      releaseProbe();
     }
   }
 
+  private void releaseProbe() {
+    if (probeKeys != null) probeKeys.forEach(ColumnValues::close);
+    probeKeys = null;
+    if (probe != null) probe.close();
+    probe = null;
+    curRefs = null;
+    curExtra = null;
+  }
+
+  /** Every build row (for a NULL probe key of NOT IN with a residual), computed once. */
   private long[] everyBuildRow() {
+    if (everyBuild != null) return everyBuild;
     long[] out = new long[buildRows];
     int k = 0;
     for (int b = 0; b < build.size(); b++) {
       int n = build.get(b).getRowCount();
       for (int i = 0; i < n; i++) out[k++] = Rows.ref(b, i);
     }
+    memory.add(8L * buildRows);
+    everyBuild = out;
     return out;
   }
 
-  private static long[] concat(long[] a, long[] b) {
-    if (a == null) return b;
-    long[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
-  }
-
-  /** Evaluates one chunk of candidate pairs; keeps matches (and emits them for joins that output pairs). */
-  private void flush(VectorSchemaRoot batch, int[] probeRows, long[] buildRefs, int count, boolean[] matched) {
+  /**
+   * Evaluates the chunk of candidate pairs collected so far; keeps matches (and emits them, at most
+   * {@link #chunk} rows, for joins that output pairs).
+   */
+  private void flush() {
+    int count = filled;
+    filled = 0;
     candidates += count;
     long[] probeRefs = new long[count];
     for (int k = 0; k < count; k++) probeRefs[k] = Rows.ref(0, probeRows[k]);
-    List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(batch), 0, leftFields, probeRefs, 0, count, allocator));
+    List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(probe), 0, leftFields, probeRefs, 0, count, allocator));
     try {
       vectors.addAll(Rows.copy(build, 0, rightFields, buildRefs, 0, count, allocator));
     } catch (RuntimeException e) {
@@ -314,57 +398,70 @@ public final class HashJoinExec extends Operator {
     }
   }
 
-  /** Emits the probe rows whose {@code matched} flag equals {@code want}, padded with NULLs when asked. */
-  private void emitProbeRows(VectorSchemaRoot batch, boolean[] matched, boolean want, boolean padRight) {
-    int n = batch.getRowCount();
+  /**
+   * Emits the probe rows whose {@code matched} flag equals {@code want}, padded with NULLs when asked, in
+   * batches of at most {@link #batchRows} rows.
+   */
+  private void emitProbeRows(boolean want, boolean padRight) {
+    int n = probe.getRowCount();
     int[] rows = new int[n];
     int count = 0;
     for (int i = 0; i < n; i++) if (matched[i] == want) rows[count++] = i;
-    if (count == 0) return;
-    List<FieldVector> vectors;
-    try (VectorSchemaRoot taken = FilterExec.take(batch, rows, count, allocator)) {
-      vectors = new ArrayList<>();
-      for (FieldVector v : taken.getFieldVectors()) {
-        FieldVector t = v.getField().createVector(allocator);
-        v.makeTransferPair(t).transfer();
-        t.setValueCount(count);
-        vectors.add(t);
+    for (int from = 0; from < count; from += batchRows) {
+      int len = Math.min(batchRows, count - from);
+      int[] part = from == 0 ? rows : java.util.Arrays.copyOfRange(rows, from, from + len);
+      List<FieldVector> vectors;
+      try (VectorSchemaRoot taken = FilterExec.take(probe, part, len, allocator)) {
+        vectors = new ArrayList<>();
+        for (FieldVector v : taken.getFieldVectors()) {
+          FieldVector t = v.getField().createVector(allocator);
+          v.makeTransferPair(t).transfer();
+          t.setValueCount(len);
+          vectors.add(t);
+        }
       }
-    }
-    if (padRight) {
-      try {
-        vectors.addAll(Rows.nulls(rightFields, count, allocator));
-      } catch (RuntimeException e) {
-        vectors.forEach(FieldVector::close);
-        throw e;
+      if (padRight) {
+        try {
+          vectors.addAll(Rows.nulls(rightFields, len, allocator));
+        } catch (RuntimeException e) {
+          vectors.forEach(FieldVector::close);
+          throw e;
+        }
       }
+      pending.add(Rows.root(outFields, vectors, len));
     }
-    pending.add(Rows.root(outFields, vectors, count));
   }
 
-  private void emitUnmatchedBuild() {
+  /** The build rows no probe row matched (RIGHT and FULL joins), once the probe side is done. */
+  private long[] unmatchedBuildRows() {
     LongList refs = new LongList();
     for (int b = 0; b < build.size(); b++) {
       int n = build.get(b).getRowCount();
       for (int i = 0; i < n; i++) if (!buildMatched.get(buildOffsets.get(b) + i)) refs.add(Rows.ref(b, i));
     }
     long[] r = refs.toArray();
-    for (int from = 0; from < r.length; from += CHUNK) {
-      int count = Math.min(CHUNK, r.length - from);
-      List<FieldVector> vectors = new ArrayList<>(Rows.nulls(leftFields, count, allocator));
-      try {
-        vectors.addAll(Rows.copy(build, 0, rightFields, r, from, count, allocator));
-      } catch (RuntimeException e) {
-        vectors.forEach(FieldVector::close);
-        throw e;
-      }
-      pending.add(Rows.root(outFields, vectors, count));
+    memory.add(8L * r.length);
+    return r;
+  }
+
+  /** Emits the next batch of unmatched build rows, padded with NULLs on the probe side. */
+  private void emitUnmatchedBuild() {
+    int count = Math.min(batchRows, unmatchedBuild.length - unmatchedPos);
+    List<FieldVector> vectors = new ArrayList<>(Rows.nulls(leftFields, count, allocator));
+    try {
+      vectors.addAll(Rows.copy(build, 0, rightFields, unmatchedBuild, unmatchedPos, count, allocator));
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
     }
+    unmatchedPos += count;
+    pending.add(Rows.root(outFields, vectors, count));
   }
 
   @Override
   public void close() {
     super.close();
+    releaseProbe();
     build.forEach(VectorSchemaRoot::close);
     build.clear();
     pending.forEach(VectorSchemaRoot::close);

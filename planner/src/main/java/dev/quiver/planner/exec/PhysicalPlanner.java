@@ -124,7 +124,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     }
     try {
       return new HashJoinExec(left, right, p, keys, residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual),
-          allocator, ctx);
+          allocator, ctx, batchRows);
     } catch (RuntimeException e) {
       left.close();
       right.close();

@@ -20,7 +20,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * Sorts its input on several keys (ASC/DESC, NULLS FIRST/LAST; NaN above every number). The input
  * batches are retained (in the query's allocator) and a row index is sorted. With a fetch (ORDER BY …
  * LIMIT n) it keeps only the best n rows in a bounded heap, releasing batches none of whose rows can be
- * in the result any more. The sort is stable: ties keep input order.
+ * in the result any more. The sort is stable: ties keep input order. Cancellation is checked every
+ * {@value #CHECK_EVERY} comparisons (an exception thrown out of the sort leaves the batches to close()).
  */
 public final class SortExec extends Operator {
   private final Operator input;
@@ -56,7 +57,15 @@ public final class SortExec extends Operator {
         + (plan.fetch() >= 0 ? " fetch=" + plan.fetch() : "");
   }
 
+  /** Comparisons between cancellation checks: sorting millions of rows takes seconds. */
+  private static final int CHECK_EVERY = 1 << 14;
+  private int compares;
+
   private int compare(long a, long b) {
+    if (++compares == CHECK_EVERY) {
+      compares = 0;
+      cancellation.check();
+    }
     List<ColumnValues> ka = keyValues.get(Rows.batch(a));
     List<ColumnValues> kb = keyValues.get(Rows.batch(b));
     int ra = Rows.row(a);

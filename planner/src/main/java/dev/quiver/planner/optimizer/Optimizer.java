@@ -48,6 +48,7 @@ public final class Optimizer {
     for (int pass = 0; pass < MAX_PASSES; pass++) {
       boolean changed = false;
       for (Rule rule : rules) {
+        context.cancellation().check();
         LogicalPlan next = rule.apply(plan, context);
         if (next.equals(plan)) continue;
         checkSchema(rule, plan.schema(), next.schema());

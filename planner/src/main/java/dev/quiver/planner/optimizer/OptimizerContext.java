@@ -1,10 +1,16 @@
 package dev.quiver.planner.optimizer;
 
+import dev.quiver.planner.Cancellation;
 import dev.quiver.planner.kernel.EvalContext;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * What rules may use: the query's allocator (constant folding evaluates on real Arrow vectors) and
- * evaluation context (query start for stable functions, session time zone).
+ * evaluation context (query start for stable functions, session time zone), and the query's
+ * cancellation, which the optimizer checks between rules and long rules (join ordering) within.
  */
-public record OptimizerContext(BufferAllocator allocator, EvalContext eval) {}
+public record OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation) {
+  public OptimizerContext(BufferAllocator allocator, EvalContext eval) {
+    this(allocator, eval, Cancellation.NONE);
+  }
+}

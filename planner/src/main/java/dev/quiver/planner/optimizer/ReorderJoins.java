@@ -6,8 +6,10 @@ import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.LogicalPlan.JoinType;
 import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Field;
 
@@ -35,7 +37,7 @@ public final class ReorderJoins implements Rule {
     for (LogicalPlan c : plan.children()) children.add(apply(c, context));
     if (!children.equals(plan.children())) plan = plan.withChildren(children);
     if (!(plan instanceof LogicalPlan.Join j)) return plan;
-    if (j.type() == JoinType.INNER) return reorder(j);
+    if (j.type() == JoinType.INNER) return reorder(j, context);
     if ((j.type() == JoinType.LEFT || j.type() == JoinType.RIGHT || j.type() == JoinType.FULL)
         && estimate(j.right()) > 2 * estimate(j.left())) {
       JoinType flipped = j.type() == JoinType.LEFT ? JoinType.RIGHT : j.type() == JoinType.RIGHT ? JoinType.LEFT : JoinType.FULL;
@@ -44,17 +46,33 @@ public final class ReorderJoins implements Rule {
     return plan;
   }
 
-  private LogicalPlan reorder(LogicalPlan.Join root) {
+  private LogicalPlan reorder(LogicalPlan.Join root, OptimizerContext context) {
     List<LogicalPlan> leaves = new ArrayList<>();
     List<Expr> conjuncts = new ArrayList<>();
     flatten(root, leaves, conjuncts);
     if (leaves.size() < 2) return root;
     List<Set<String>> cols = new ArrayList<>();
     List<Double> size = new ArrayList<>();
+    // which leaf has each column (names are unique in a statement), and the columns of each conjunct
+    Map<String, Integer> owner = new HashMap<>();
     for (LogicalPlan l : leaves) {
-      cols.add(PushDownFilters.names(l));
+      Set<String> names = PushDownFilters.names(l);
+      for (String n : names) owner.putIfAbsent(n, cols.size());
+      cols.add(names);
       size.add(estimate(l));
     }
+    List<Set<String>> conjunctColumns = new ArrayList<>();
+    // the leaves each conjunct reads (-1: a column of none), and the conjuncts that read each leaf
+    int[][] conjunctLeaves = new int[conjuncts.size()][];
+    List<List<Integer>> leafConjuncts = new ArrayList<>();
+    for (int i = 0; i < leaves.size(); i++) leafConjuncts.add(new ArrayList<>());
+    for (int c = 0; c < conjuncts.size(); c++) {
+      Set<String> cc = Exprs.columns(conjuncts.get(c));
+      conjunctColumns.add(cc);
+      conjunctLeaves[c] = cc.stream().mapToInt(n -> owner.getOrDefault(n, -1)).distinct().toArray();
+      for (int l : conjunctLeaves[c]) if (l >= 0) leafConjuncts.get(l).add(c);
+    }
+    Bounds bounds = new Bounds(leaves, owner);
     boolean[] used = new boolean[leaves.size()];
     boolean[] placed = new boolean[conjuncts.size()];
     int first = 0;
@@ -64,6 +82,7 @@ public final class ReorderJoins implements Rule {
     LogicalPlan acc = leaves.get(first);
     double accRows = size.get(first);
     for (int step = 1; step < leaves.size(); step++) {
+      context.cancellation().check();
       int best = -1;
       double bestOut = 0;
       boolean bestConnected = false;
@@ -71,12 +90,12 @@ public final class ReorderJoins implements Rule {
         if (used[i]) continue;
         boolean connected = false;
         double out = accRows * size.get(i);
-        for (int c = 0; c < conjuncts.size(); c++) {
+        for (int c : leafConjuncts.get(i)) {
           if (placed[c]) continue;
-          Set<String> cc = Exprs.columns(conjuncts.get(c));
-          if (intersects(cc, cols.get(i)) && intersects(cc, have) && covered(cc, have, cols.get(i))) {
+          // it reads leaf i, some joined leaf, and nothing else
+          if (connects(conjunctLeaves[c], used, i)) {
             connected = true;
-            out = Math.min(out, joinRows(conjuncts.get(c), accRows, size.get(i), acc, leaves.get(i)));
+            out = Math.min(out, joinRows(conjuncts.get(c), accRows, size.get(i), used, i, bounds));
           }
         }
         boolean better = best < 0 || (connected && !bestConnected)
@@ -92,7 +111,7 @@ public final class ReorderJoins implements Rule {
       have.addAll(cols.get(best));
       List<Expr> cond = new ArrayList<>();
       for (int c = 0; c < conjuncts.size(); c++) {
-        if (!placed[c] && have.containsAll(Exprs.columns(conjuncts.get(c)))) {
+        if (!placed[c] && have.containsAll(conjunctColumns.get(c))) {
           cond.add(conjuncts.get(c));
           placed[c] = true;
         }
@@ -111,25 +130,52 @@ public final class ReorderJoins implements Rule {
    * on {@code conjunct}: for an equality of two columns, |acc| x |leaf| / max(distinct values of either
    * side), else the product.
    */
-  private static double joinRows(Expr conjunct, double accRows, double rows, LogicalPlan acc, LogicalPlan leaf) {
+  private static double joinRows(Expr conjunct, double accRows, double rows, boolean[] inAcc, int leaf, Bounds bounds) {
     if (!(conjunct instanceof Expr.Comparison c) || c.op() != Expr.CmpOp.EQ
         || !(strip(c.left()) instanceof Expr.ColumnRef l) || !(strip(c.right()) instanceof Expr.ColumnRef r)) {
       return accRows * rows;
     }
-    double ndv = Math.max(distinct(acc, l.name(), accRows), distinct(acc, r.name(), accRows));
-    ndv = Math.max(ndv, Math.max(distinct(leaf, l.name(), rows), distinct(leaf, r.name(), rows)));
+    double ndv = Math.max(bounds.distinct(l.name(), inAcc, leaf, accRows, rows), bounds.distinct(r.name(), inAcc, leaf, accRows, rows));
     return accRows * rows / Math.max(1, ndv);
+  }
+
+  /**
+   * Distinct-value bounds of the leaves' columns, each looked up once: the joins built so far consist of
+   * leaves only, so a column's bound in them is its bound in the leaf that has it. (Walking the joined
+   * tree for every candidate and conjunct made planning 64 joined tables take minutes.)
+   */
+  private static final class Bounds {
+    private final List<LogicalPlan> leaves;
+    private final Map<String, Integer> owner;
+    private final Map<String, Long> bound = new HashMap<>();
+
+    Bounds(List<LogicalPlan> leaves, Map<String, Integer> owner) {
+      this.leaves = leaves;
+      this.owner = owner;
+    }
+
+    /**
+     * The larger of the bounds of {@code name} in the joined leaves ({@code inAcc}, {@code accRows} rows)
+     * and in leaf {@code leaf} ({@code rows} rows); 0 where it is in neither.
+     */
+    double distinct(String name, boolean[] inAcc, int leaf, double accRows, double rows) {
+      Integer o = owner.get(name);
+      if (o == null) return 0;
+      double r;
+      if (o == leaf) {
+        r = rows;
+      } else if (inAcc[o]) {
+        r = accRows;
+      } else {
+        return 0;
+      }
+      long b = bound.computeIfAbsent(name, n -> sourceBound(leaves.get(o), n));
+      return b < 0 ? r : Math.min(b, Math.max(r, 1));
+    }
   }
 
   private static Expr strip(Expr e) {
     return e instanceof Expr.Cast c ? strip(c.input()) : e;
-  }
-
-  /** A bound of the distinct values of column {@code name} in {@code p} (0 when it is not there). */
-  private static double distinct(LogicalPlan p, String name, double rows) {
-    if (!PushDownFilters.names(p).contains(name)) return 0;
-    long bound = sourceBound(p, name);
-    return bound < 0 ? rows : Math.min(bound, Math.max(rows, 1));
   }
 
   private static long sourceBound(LogicalPlan p, String name) {
@@ -155,14 +201,15 @@ public final class ReorderJoins implements Rule {
     return -1;
   }
 
-  private static boolean covered(Set<String> cc, Set<String> a, Set<String> b) {
-    for (String c : cc) if (!a.contains(c) && !b.contains(c)) return false;
-    return true;
-  }
-
-  private static boolean intersects(Set<String> a, Set<String> b) {
-    for (String x : a) if (b.contains(x)) return true;
-    return false;
+  /** Whether a conjunct reading {@code leaves} reads some leaf in {@code used} and otherwise only {@code leaf}. */
+  private static boolean connects(int[] leaves, boolean[] used, int leaf) {
+    boolean joined = false;
+    for (int l : leaves) {
+      if (l < 0) return false;
+      if (used[l]) joined = true;
+      else if (l != leaf) return false;
+    }
+    return joined;
   }
 
   /** {@code plan} with the columns of {@code original} in their original order. */
