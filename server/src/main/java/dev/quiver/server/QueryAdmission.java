@@ -9,27 +9,34 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Admits at most {@code limit} running queries per user. A query over the limit waits, first come first
- * served, in a bounded queue ({@link #QUEUE_PER_SLOT} waiting queries per slot) for at most the queue
+ * served, in a bounded queue (at most {@code maxQueued} waiting queries per user) for at most the queue
  * timeout, then is refused with RESOURCE_EXHAUSTED; a query that finds the queue full is refused at once.
+ * The queue is long by default ({@link ServerConfig#DEFAULT_MAX_QUEUED_PER_USER}): a waiting query costs a
+ * parked thread and no memory, and a BI tool's pool of 64 connections, all anonymous, must wait, not fail.
  * Without authentication every client is one user, {@link #ANONYMOUS}: the limit then caps the server.
  */
 final class QueryAdmission {
   /** The user every client is when authentication is off. */
   static final String ANONYMOUS = "anonymous";
-  /** Waiting queries allowed per user, per running slot. */
-  static final int QUEUE_PER_SLOT = 4;
   /** How often a waiting query checks for its cancellation and deadline. */
   private static final long POLL_MS = 50;
 
   private final int limit;
+  private final int maxQueued;
   private final long queueTimeoutMs;
   private final ConcurrentHashMap<String, Slots> users = new ConcurrentHashMap<>();
 
-  /** @param limit running queries per user, at least 1; @param queueTimeoutMs how long one may wait (0: never) */
-  QueryAdmission(int limit, long queueTimeoutMs) {
+  /**
+   * @param limit running queries per user, at least 1
+   * @param maxQueued queries of one user that may wait at once (0: none wait)
+   * @param queueTimeoutMs how long one may wait (0: never)
+   */
+  QueryAdmission(int limit, int maxQueued, long queueTimeoutMs) {
     if (limit < 1) throw new IllegalArgumentException("--max-queries-per-user must be at least 1, not " + limit);
+    if (maxQueued < 0) throw new IllegalArgumentException("--max-queued-per-user must not be negative");
     if (queueTimeoutMs < 0) throw new IllegalArgumentException("--query-queue-timeout-ms must not be negative");
     this.limit = limit;
+    this.maxQueued = maxQueued;
     this.queueTimeoutMs = queueTimeoutMs;
   }
 
@@ -65,10 +72,10 @@ final class QueryAdmission {
     String name = user == null || user.isEmpty() ? ANONYMOUS : user;
     Slots s = users.computeIfAbsent(name, k -> new Slots(limit));
     if (!s.running.tryAcquire(0, TimeUnit.NANOSECONDS)) { // honours the queue's order, unlike tryAcquire()
-      if (queueTimeoutMs == 0) throw refused(name, "");
-      if (s.waiting.incrementAndGet() > limit * QUEUE_PER_SLOT) {
+      if (queueTimeoutMs == 0 || maxQueued == 0) throw refused(name, "");
+      if (s.waiting.incrementAndGet() > maxQueued) {
         s.waiting.decrementAndGet();
-        throw refused(name, "; " + limit * QUEUE_PER_SLOT + " more are already waiting");
+        throw refused(name, "; " + maxQueued + " more are already waiting (--max-queued-per-user)");
       }
       try {
         long deadline = System.nanoTime() + queueTimeoutMs * 1_000_000L;

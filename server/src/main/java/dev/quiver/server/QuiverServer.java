@@ -47,7 +47,7 @@ public final class QuiverServer implements AutoCloseable {
     try {
       QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings(),
           dev.quiver.planner.sql.SqlLimits.DEFAULT.withMaxStatementBytes(config.maxStatementBytes())), allocator,
-          config.queryMemory(), config.maxQueriesPerUser(), config.queueTimeoutMs());
+          config.queryMemory(), config.maxQueriesPerUser(), config.maxQueuedPerUser(), config.queueTimeoutMs());
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
       producer.dataLocation(config.data());
