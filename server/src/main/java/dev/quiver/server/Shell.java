@@ -152,15 +152,22 @@ public final class Shell {
       return null;
     } catch (java.sql.SQLException | RuntimeException e) {
       String where = "cannot connect to " + host + ":" + port + ": ";
-      for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-        String m = String.valueOf(t.getMessage());
+      List<Throwable> chain = new ArrayList<>();
+      for (Throwable t = e; t != null && !chain.contains(t); t = t.getCause()) chain.add(t);
+      for (Throwable t : chain) {
         if (t instanceof java.net.ConnectException) return where + "connection refused (is the server running?)";
         if (t instanceof java.net.UnknownHostException) return where + "unknown host";
-        if (t instanceof java.security.cert.CertificateException || m.contains("PKIX path")
-            || m.contains("unable to find valid certification path")) {
+      }
+      for (Throwable t : chain) {
+        String m = String.valueOf(t.getMessage());
+        if (t instanceof java.security.cert.CertificateException || t instanceof java.security.cert.CertPathValidatorException
+            || m.contains("PKIX path") || m.contains("certification path")) {
           return where + "the server's certificate is not trusted (give --tls-ca with the server's certificate or"
               + " its CA, or --tls-insecure to skip verification)";
         }
+      }
+      for (Throwable t : chain) {
+        String m = String.valueOf(t.getMessage());
         if (m.contains("not an SSL/TLS record")) return where + "the server does not speak TLS (leave out --tls)";
         if (t instanceof javax.net.ssl.SSLException) return where + "TLS failed: " + m;
         if (m.contains("UNAUTHENTICATED")) return where + "authentication failed (--user, --password)";
