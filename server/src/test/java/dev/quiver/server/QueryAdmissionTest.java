@@ -33,6 +33,32 @@ class QueryAdmissionTest {
   }
 
   @Test
+  void waitingQueriesRunInTheOrderTheyArrived() throws Exception {
+    QueryAdmission a = new QueryAdmission(1, 64, 30_000);
+    QueryAdmission.Ticket held = a.acquire("u", NEVER);
+    java.util.List<Integer> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+    java.util.List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+    int n = 16;
+    for (int i = 0; i < n; i++) {
+      int arrival = i;
+      waiting.add(CompletableFuture.runAsync(() -> {
+        try (QueryAdmission.Ticket t = a.acquire("u", NEVER)) {
+          order.add(arrival);
+        }
+      }, pool));
+      Thread.sleep(20); // arrivals in a known order, closer together than any polling period
+    }
+    Thread.sleep(500); // they have waited a while
+    held.close();
+    for (var w : waiting) w.get(10, TimeUnit.SECONDS);
+    pool.shutdown();
+    java.util.List<Integer> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) expected.add(i);
+    assertThat(order).as("first come, first served").isEqualTo(expected);
+  }
+
+  @Test
   void waitingEndsWithResourceExhaustedAfterTheQueueTimeout() {
     QueryAdmission a = new QueryAdmission(1, 8, 100);
     QueryAdmission.Ticket held = a.acquire("", NEVER);
