@@ -88,14 +88,16 @@ public final class LoadBenchmark {
     int perClient = 25;
     long seed = 1;
     Path out = Path.of("bench/results");
+    String url = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--clients" -> clients = Arrays.stream(args[++i].split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
         case "--queries-per-client" -> perClient = Integer.parseInt(args[++i]);
         case "--seed" -> seed = Long.parseLong(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
+        case "--url" -> url = args[++i];
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (load [--clients 4,16,64] [--queries-per-client 25] [--seed 1] [--out bench/results])");
+            + " (load [--clients 4,16,64] [--queries-per-client 25] [--seed 1] [--out bench/results] [--url JDBC_URL])");
       }
     }
     int maxClients = Arrays.stream(clients).max().orElse(1);
@@ -104,7 +106,22 @@ public final class LoadBenchmark {
     List<Report> reports = new ArrayList<>();
     long t0 = System.nanoTime();
     Map<Spec, List<List<Object>>> expected;
-    try (QuiverServer server = start(data, maxClients)) {
+    if (url != null) { // a server running elsewhere (e.g. to watch its process's memory): anonymous clients
+      Target server = new Target(url, null);
+      expected = expected(server, specs);
+      for (int n : clients) {
+        Report r = run(server, n, perClient, specs, expected, seed);
+        reports.add(r);
+        System.out.println(summary(r));
+      }
+      if (!reports.stream().allMatch(Report::ok)) {
+        System.err.println("FAILED: INTERNAL errors or wrong answers (see above)");
+        System.exit(1);
+      }
+      return;
+    }
+    try (QuiverServer in = start(data, maxClients)) {
+      Target server = new Target(in.jdbcUrl(), in);
       expected = expected(server, specs);
       System.out.printf(Locale.ROOT, "expected answers of %d queries computed in %.1f s (one client)%n", expected.size(),
           (System.nanoTime() - t0) / 1e9);
@@ -141,8 +158,15 @@ public final class LoadBenchmark {
     return "load" + client;
   }
 
-  public static Connection connect(QuiverServer server, int client) throws SQLException {
-    return DriverManager.getConnection(server.jdbcUrl() + "&user=" + user(client) + "&password=pw");
+  /**
+   * Where the clients connect: the in-process server (its users {@code load0 … loadN}; leaks are checked), or
+   * ({@code --url}) a server running elsewhere, as anonymous clients (leaks not seen: reported as 0).
+   */
+  public record Target(String jdbcUrl, QuiverServer server) {}
+
+  public static Connection connect(Target target, int client) throws SQLException {
+    return target.server() == null ? DriverManager.getConnection(target.jdbcUrl())
+        : DriverManager.getConnection(target.jdbcUrl() + "&user=" + user(client) + "&password=pw");
   }
 
   // ---- the workload ------------------------------------------------------------------------------
@@ -212,7 +236,7 @@ public final class LoadBenchmark {
   // ---- running -----------------------------------------------------------------------------------
 
   /** The answers of every non-cancelled item, one client, one at a time. */
-  public static Map<Spec, List<List<Object>>> expected(QuiverServer server, List<Spec> specs) throws Exception {
+  public static Map<Spec, List<List<Object>>> expected(Target server, List<Spec> specs) throws Exception {
     Map<Spec, List<List<Object>>> expected = new HashMap<>();
     try (Connection c = connect(server, 0)) {
       Map<String, PreparedStatement> prepared = new HashMap<>();
@@ -228,7 +252,7 @@ public final class LoadBenchmark {
   }
 
   /** {@code n} clients, each running {@code perClient} items of the mix, all at once; checks every answer. */
-  public static Report run(QuiverServer server, int n, int perClient, List<Spec> specs,
+  public static Report run(Target server, int n, int perClient, List<Spec> specs,
       Map<Spec, List<List<Object>>> expected, long seed) throws Exception {
     ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
     ExecutorService pool = Executors.newFixedThreadPool(n);
@@ -272,7 +296,8 @@ public final class LoadBenchmark {
       String diff = compare(expected.get(o.spec()), o.rows(), o.spec().ordered());
       if (diff != null) mismatches.add(o.spec().name() + ": " + diff);
     }
-    return new Report(n, outcomes.size(), seconds, List.copyOf(outcomes), errors, mismatches, leakedBytes(server));
+    return new Report(n, outcomes.size(), seconds, List.copyOf(outcomes), errors, mismatches,
+        server.server() == null ? 0 : leakedBytes(server.server()));
   }
 
   /** Waits (up to 10 s) for the server to go idle, then answers what its root allocator still holds. */

@@ -137,6 +137,60 @@ class LoadTest {
     }
   }
 
+  /**
+   * A BI tool's connection pool: 64 JDBC connections to a server with the default limits, no authentication
+   * (so all are one user), each running a few queries at once. More queries arrive than may run; they must
+   * wait their turn, not fail (the queue used to hold only 4 per running slot: 24 of 64 were refused).
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aPoolOf64ConnectionsQueuesInsteadOfFailing() throws Exception {
+    int connections = 64;
+    List<Item> items = List.of(new Item('q', tpch("q06"), List.of()),
+        new Item('q', "SELECT l_linenumber, l_quantity, l_comment FROM lineitem WHERE l_orderkey = 100002 ORDER BY 1",
+            List.of()),
+        new Item('t', null, List.of()));
+    try (QuiverServer server = QuiverServer.start(
+        dev.quiver.server.ServerConfig.of(SampleData.ensure().toString(), "127.0.0.1", 0))) {
+      Map<Item, List<List<Object>>> expected = new HashMap<>();
+      try (Connection c = DriverManager.getConnection(server.jdbcUrl())) {
+        for (Item i : items) expected.put(i, run(c, new HashMap<>(), i, null));
+      }
+      List<Connection> pool = new ArrayList<>();
+      ExecutorService threads = Executors.newFixedThreadPool(connections);
+      try {
+        for (int k = 0; k < connections; k++) pool.add(DriverManager.getConnection(server.jdbcUrl()));
+        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (Connection c : pool) {
+          futures.add(threads.submit(() -> {
+            go.await();
+            for (Item i : items) { // a scan first: all 64 arrive while 8 run
+              try {
+                if (!same(expected.get(i), run(c, new HashMap<>(), i, null), false)) {
+                  problems.add("wrong answer to " + i.sql());
+                }
+              } catch (SQLException e) {
+                problems.add(MemoryLimitTest.status(e));
+              }
+            }
+            return null;
+          }));
+        }
+        go.countDown();
+        for (Future<?> f : futures) f.get();
+        assertThat(problems).as("errors of 64 pooled connections").isEmpty();
+      } finally {
+        threads.shutdown();
+        for (Connection c : pool) c.close();
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while ((server.runningQueries() > 0 || server.allocatedBytes() > 0) && System.nanoTime() < deadline) Thread.sleep(20);
+      assertThat(server.allocatedBytes()).isZero();
+    }
+  }
+
   private static List<List<Object>> run(Connection c, Map<String, PreparedStatement> prepared, Item i,
       ExecutorService canceller) throws Exception {
     switch (i.kind()) {

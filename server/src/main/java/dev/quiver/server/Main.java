@@ -8,11 +8,25 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
-    AllocatorTuning.apply();
+    try {
+      serve(args);
+    } catch (NumberFormatException e) { // a port, count or duration that is no number
+      System.err.println("quiver: not a number: " + e.getMessage().replace("For input string: ", ""));
+      System.exit(2);
+    } catch (java.io.IOException | dev.quiver.scan.QuiverException e) { // a users file that is missing or wrong
+      System.err.println("quiver: " + (e instanceof java.nio.file.NoSuchFileException ? "no such file: " : "")
+          + e.getMessage());
+      System.exit(2);
+    }
+  }
+
+  private static void serve(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("sql")) {
-      Shell.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      System.exit(Shell.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
       return;
     }
+    Logging.serverProcess();
+    AllocatorTuning.apply();
     if (args.length > 0 && args[0].equals("hash-password")) {
       hashPassword(args);
       return;
@@ -28,6 +42,7 @@ public final class Main {
     long serverMemory = QuiverServer.defaultServerMemory();
     int maxQueriesPerUser = ServerConfig.DEFAULT_MAX_QUERIES_PER_USER;
     long queueTimeoutMs = ServerConfig.DEFAULT_QUEUE_TIMEOUT_MS;
+    int maxQueuedPerUser = ServerConfig.DEFAULT_MAX_QUEUED_PER_USER;
     long maxStatementBytes = dev.quiver.planner.sql.SqlLimits.DEFAULT_MAX_STATEMENT_BYTES;
     boolean insecure = false;
     dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
@@ -40,6 +55,7 @@ public final class Main {
         case "--server-memory" -> serverMemory = bytes(value(args, ++i));
         case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
         case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
+        case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
         case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
         case "--insecure" -> insecure = true;
         case "--no-simplify" -> settings = settings.withSimplify(false);
@@ -68,9 +84,10 @@ public final class Main {
         }
       }
     }
-    if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0 || maxStatementBytes <= 0) {
+    if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0 || maxStatementBytes <= 0
+        || maxQueuedPerUser < 0) {
       System.err.println("--query-memory, --server-memory and --max-statement-bytes must be positive, "
-          + "--max-queries-per-user at least 1, --query-queue-timeout-ms at least 0");
+          + "--max-queries-per-user at least 1, --query-queue-timeout-ms and --max-queued-per-user at least 0");
       System.exit(2);
     }
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -82,15 +99,31 @@ public final class Main {
           + "NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
       System.exit(2);
     }
+    if (Launcher.shouldRelaunch()) { // a JVM sized from --server-memory runs the server
+      System.exit(Launcher.relaunch(args, serverMemory));
+      return;
+    }
+    Launcher.watchLauncher();
     if (data == null) {
       Path dir = SampleData.cacheRoot().resolve("sample-" + SampleData.VERSION);
       System.out.println("No --data given: serving the bundled sample data from " + dir
           + " (generating it on first use, about a minute)...");
       data = SampleData.ensure(dir).toString();
     }
-    QuiverServer server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
-        .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs)
-        .withMaxStatementBytes(maxStatementBytes));
+    QuiverServer server;
+    try {
+      server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
+          .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs)
+          .withMaxQueuedPerUser(maxQueuedPerUser).withMaxStatementBytes(maxStatementBytes));
+    } catch (dev.quiver.scan.QuiverException e) { // no data directory, an unreadable users file, ...
+      System.err.println("quiver: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (java.io.IOException e) { // the port is taken, the address is not ours, TLS files unreadable
+      System.err.println("quiver: cannot serve on " + host + ":" + port + ": " + rootMessage(e));
+      System.exit(2);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -100,10 +133,17 @@ public final class Main {
     }));
     System.out.println("Quiver is serving " + data + " on " + host + ":" + server.port());
     System.out.println("JDBC URL: " + server.jdbcUrl() + (users.isEmpty() ? "" : "&user=NAME&password=PASSWORD")
-        + (tlsCert == null ? "" : "&disableCertificateVerification=true (or tlsRootCerts=<the certificate>)"));
+        + (tlsCert == null ? "" : "&tlsRootCerts=" + tlsCert));
     System.out.println("Shell:    java -jar server/target/quiver-server.jar sql --port " + server.port()
-        + (tlsCert == null ? "" : " --tls") + (users.isEmpty() ? "" : " --user NAME --password PASSWORD"));
+        + (tlsCert == null ? "" : " --tls --tls-ca " + tlsCert) + (users.isEmpty() ? "" : " --user NAME --password PASSWORD"));
+    System.out.println(Launcher.memoryLine(serverMemory));
     server.awaitTermination();
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 
   /** {@code hash-password NAME}: reads a password from standard input, prints a users-file line. */
@@ -160,23 +200,25 @@ public final class Main {
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
         + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"
-        + " [--max-statement-bytes BYTES]"
+        + " [--max-queued-per-user N] [--max-statement-bytes BYTES]"
         + " [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
         + " [--tls-client-ca PEM]] [--insecure]");
-    System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT] [--tls] [--user NAME"
-        + " --password PASSWORD] [-e SQL]");
+    System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT]"
+        + " [--tls [--tls-ca PEM | --tls-insecure]] [--user NAME --password PASSWORD] [-e SQL]");
     System.out.println("       java -jar server/target/quiver-server.jar hash-password NAME < password");
     System.out.println("  --data DIR   serve DIR: each *.parquet file and each directory of Parquet files is a table");
     System.out.println("               (default: the bundled sample data, generated once into ~/.cache/quiver)");
     System.out.println("  --host HOST  address to listen on (default 127.0.0.1)");
     System.out.println("  --port PORT  port to listen on (default 31337)");
     System.out.println("  --query-memory BYTES   memory limit of one query (default 2g; k/m/g suffixes)");
-    System.out.println("  --server-memory BYTES  memory limit of all queries together (default 8g, or half the"
-        + " machine's memory if less)");
-    System.out.println("  --max-queries-per-user N  running queries per user (default 8; without --users all clients"
-        + " are one user); more wait");
+    System.out.println("  --server-memory BYTES  memory limit of all queries together (default 8g, or a quarter of the"
+        + " machine's memory if less); without -Xmx the server runs in a JVM sized from it: heap and direct memory"
+        + " each this + 256m");
+    System.out.println("  --max-queries-per-user N  running queries per user (default " + ServerConfig.DEFAULT_MAX_QUERIES_PER_USER
+        + ": 8 or twice the cores; without --users all clients are one user); more wait");
+    System.out.println("  --max-queued-per-user N  queries of one user that may wait (default 1024); more are refused");
     System.out.println("  --query-queue-timeout-ms MS  how long such a query waits before RESOURCE_EXHAUSTED (default"
-        + " 30000; 0: refuse at once)");
+        + " 120000; 0: refuse at once)");
     System.out.println("  --max-statement-bytes BYTES  longest SQL statement accepted, in UTF-8 bytes (default 1m)");
     System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }

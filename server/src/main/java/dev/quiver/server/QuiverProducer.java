@@ -98,10 +98,16 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   /** With at most {@code maxQueriesPerUser} running queries per user, others waiting up to {@code queueTimeoutMs}. */
   public QuiverProducer(QueryEngine engine, BufferAllocator root, long queryMemoryLimit, int maxQueriesPerUser,
       long queueTimeoutMs) {
+    this(engine, root, queryMemoryLimit, maxQueriesPerUser, ServerConfig.DEFAULT_MAX_QUEUED_PER_USER, queueTimeoutMs);
+  }
+
+  /** ... and at most {@code maxQueuedPerUser} queries of one user waiting. */
+  public QuiverProducer(QueryEngine engine, BufferAllocator root, long queryMemoryLimit, int maxQueriesPerUser,
+      int maxQueuedPerUser, long queueTimeoutMs) {
     this.engine = engine;
     this.root = root;
     this.queryMemoryLimit = queryMemoryLimit;
-    this.admission = new QueryAdmission(maxQueriesPerUser, queueTimeoutMs);
+    this.admission = new QueryAdmission(maxQueriesPerUser, maxQueuedPerUser, queueTimeoutMs);
   }
 
   /** The server's SqlInfo, from the planner's own answers to its feature probes. */

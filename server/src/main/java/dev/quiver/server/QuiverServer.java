@@ -12,7 +12,7 @@ import org.apache.arrow.memory.RootAllocator;
 /** A running Quiver server: owns the root allocator, the Flight server and the catalog. */
 public final class QuiverServer implements AutoCloseable {
   public static final long DEFAULT_QUERY_MEMORY = 2L << 30;
-  /** The server-wide memory limit's ceiling when none is given: 8 GiB (or half the machine's memory if less). */
+  /** The server-wide memory limit's ceiling when none is given: 8 GiB (or a quarter of the machine's memory if less). */
   public static final long MAX_DEFAULT_SERVER_MEMORY = 8L << 30;
 
   private final BufferAllocator allocator;
@@ -42,12 +42,13 @@ public final class QuiverServer implements AutoCloseable {
   /** Starts a server as configured: users turn on Basic-then-Bearer authentication, cert and key TLS. */
   public static QuiverServer start(ServerConfig config) throws IOException {
     if (config.serverMemory() <= 0) throw new IllegalArgumentException("--server-memory must be positive");
+    Logging.quietDisconnects(); // a client going away is one line at FINE, not a stack trace
     Catalog catalog = Catalog.open(config.data());
     BufferAllocator allocator = new RootAllocator(config.serverMemory());
     try {
       QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings(),
           dev.quiver.planner.sql.SqlLimits.DEFAULT.withMaxStatementBytes(config.maxStatementBytes())), allocator,
-          config.queryMemory(), config.maxQueriesPerUser(), config.queueTimeoutMs());
+          config.queryMemory(), config.maxQueriesPerUser(), config.maxQueuedPerUser(), config.queueTimeoutMs());
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
       producer.dataLocation(config.data());
@@ -72,8 +73,9 @@ public final class QuiverServer implements AutoCloseable {
   }
 
   /**
-   * The default server-wide memory limit: {@link #MAX_DEFAULT_SERVER_MEMORY}, or half of the machine's (or
-   * container's) physical memory if that is less.
+   * The default server-wide memory limit: {@link #MAX_DEFAULT_SERVER_MEMORY}, or a quarter of the machine's (or
+   * container's) physical memory if that is less. A quarter, as the launcher sizes both the Java heap and the
+   * direct memory from it ({@link Launcher}): the whole process then stays near half of the machine.
    */
   public static long defaultServerMemory() {
     long physical = -1;
@@ -81,7 +83,7 @@ public final class QuiverServer implements AutoCloseable {
         instanceof com.sun.management.OperatingSystemMXBean os) {
       physical = os.getTotalMemorySize();
     }
-    return physical > 0 ? Math.min(MAX_DEFAULT_SERVER_MEMORY, physical / 2) : MAX_DEFAULT_SERVER_MEMORY;
+    return physical > 0 ? Math.min(MAX_DEFAULT_SERVER_MEMORY, physical / 4) : MAX_DEFAULT_SERVER_MEMORY;
   }
 
   /** Bytes of Arrow memory the server's queries (and transfers) hold now: 0 when idle, else a leak. */

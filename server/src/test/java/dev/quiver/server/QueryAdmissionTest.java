@@ -14,7 +14,7 @@ class QueryAdmissionTest {
 
   @Test
   void aUserRunsUpToTheLimitAndTheNextWaitsForOneToEnd() throws Exception {
-    QueryAdmission a = new QueryAdmission(2, 5_000);
+    QueryAdmission a = new QueryAdmission(2, 8, 5_000);
     QueryAdmission.Ticket t1 = a.acquire("alice", NEVER);
     QueryAdmission.Ticket t2 = a.acquire("alice", NEVER);
     assertThat(a.running("alice")).isEqualTo(2);
@@ -33,8 +33,34 @@ class QueryAdmissionTest {
   }
 
   @Test
+  void waitingQueriesRunInTheOrderTheyArrived() throws Exception {
+    QueryAdmission a = new QueryAdmission(1, 64, 30_000);
+    QueryAdmission.Ticket held = a.acquire("u", NEVER);
+    java.util.List<Integer> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+    java.util.List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+    int n = 16;
+    for (int i = 0; i < n; i++) {
+      int arrival = i;
+      waiting.add(CompletableFuture.runAsync(() -> {
+        try (QueryAdmission.Ticket t = a.acquire("u", NEVER)) {
+          order.add(arrival);
+        }
+      }, pool));
+      Thread.sleep(20); // arrivals in a known order, closer together than any polling period
+    }
+    Thread.sleep(500); // they have waited a while
+    held.close();
+    for (var w : waiting) w.get(10, TimeUnit.SECONDS);
+    pool.shutdown();
+    java.util.List<Integer> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) expected.add(i);
+    assertThat(order).as("first come, first served").isEqualTo(expected);
+  }
+
+  @Test
   void waitingEndsWithResourceExhaustedAfterTheQueueTimeout() {
-    QueryAdmission a = new QueryAdmission(1, 100);
+    QueryAdmission a = new QueryAdmission(1, 8, 100);
     QueryAdmission.Ticket held = a.acquire("", NEVER);
     long t0 = System.nanoTime();
     assertThatThrownBy(() -> a.acquire(null, NEVER)).isInstanceOf(QuiverException.class)
@@ -47,27 +73,29 @@ class QueryAdmissionTest {
 
   @Test
   void aZeroTimeoutRefusesAtOnceAndAFullQueueToo() throws Exception {
-    QueryAdmission refuse = new QueryAdmission(1, 0);
+    QueryAdmission refuse = new QueryAdmission(1, 8, 0);
     try (QueryAdmission.Ticket held = refuse.acquire("u", NEVER)) {
       assertThatThrownBy(() -> refuse.acquire("u", NEVER)).hasMessageContaining("(limit 1)");
     }
-    QueryAdmission a = new QueryAdmission(1, 10_000);
+    QueryAdmission a = new QueryAdmission(1, 4, 10_000);
     QueryAdmission.Ticket held = a.acquire("u", NEVER);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
     java.util.List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
-    for (int i = 0; i < QueryAdmission.QUEUE_PER_SLOT; i++) {
+    for (int i = 0; i < 4; i++) {
       // each runs when its turn comes, then lets the next one run
-      waiting.add(CompletableFuture.runAsync(() -> a.acquire("u", NEVER).close()));
+      waiting.add(CompletableFuture.runAsync(() -> a.acquire("u", NEVER).close(), pool));
     }
     Thread.sleep(300);
     assertThatThrownBy(() -> a.acquire("u", NEVER)).hasMessageContaining("more are already waiting");
     held.close();
     for (var w : waiting) w.get(10, TimeUnit.SECONDS);
+    pool.shutdown();
     assertThat(a.running("u")).isZero();
   }
 
   @Test
   void aWaitingQueryStopsWhenItsCheckThrows() {
-    QueryAdmission a = new QueryAdmission(1, 10_000);
+    QueryAdmission a = new QueryAdmission(1, 4, 10_000);
     try (QueryAdmission.Ticket held = a.acquire("u", NEVER)) {
       long t0 = System.nanoTime();
       assertThatThrownBy(() -> a.acquire("u", () -> {

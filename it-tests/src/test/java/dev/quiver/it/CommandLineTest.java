@@ -1,0 +1,274 @@
+package dev.quiver.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quiver.sample.SampleData;
+import dev.quiver.server.QuiverServer;
+import dev.quiver.server.ServerConfig;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server and the shell as a person runs them: {@code Main} (what {@code java -jar quiver-server.jar}
+ * runs) in its own JVM, its output read as text. One clear line per problem, no stack traces, and a server
+ * process whose memory is bounded by {@code --server-memory}.
+ */
+class CommandLineTest {
+  @TempDir
+  Path dir;
+
+  /** A JVM running {@code dev.quiver.server.Main args} on this test's class path; output and errors to {@code log}. */
+  static Process main(Path log, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+        "dev.quiver.server.Main"));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+  }
+
+  /** Runs to the end (at most two minutes): the exit status and the non-empty lines printed. */
+  record Run(int status, List<String> lines) {}
+
+  Run run(String... args) throws Exception {
+    Path log = Files.createTempFile(dir, "run", ".log");
+    Process p = main(log, args);
+    if (!p.waitFor(2, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("still running after 2 minutes: " + String.join(" ", args));
+    }
+    return new Run(p.exitValue(), lines(log));
+  }
+
+  static List<String> lines(Path log) throws IOException {
+    return Files.readAllLines(log, StandardCharsets.UTF_8).stream().filter(l -> !l.isBlank()).toList();
+  }
+
+  /** A server process: started, its port read from its banner. Closing stops it (SIGTERM to the launcher). */
+  static final class ServerProcess implements AutoCloseable {
+    final Process process;
+    final Path log;
+    final int port;
+
+    ServerProcess(Path log, String... args) throws Exception {
+      this.log = log;
+      this.process = main(log, args);
+      Pattern serving = Pattern.compile("Quiver is serving .* on 127\\.0\\.0\\.1:(\\d+)");
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+      while (true) {
+        String text = Files.readString(log);
+        Matcher m = serving.matcher(text);
+        if (m.find() && text.contains("Shell:")) { // the banner's last lines
+          port = Integer.parseInt(m.group(1));
+          Thread.sleep(300);
+          break;
+        }
+        if (!process.isAlive() || System.nanoTime() > deadline) {
+          throw new AssertionError("the server did not start:\n" + text);
+        }
+        Thread.sleep(100);
+      }
+    }
+
+    /** The JVM that serves: the launcher's child if it started one, else the launcher itself. */
+    ProcessHandle serving() {
+      return process.descendants().filter(h -> h.info().command().orElse("").endsWith("java")).findFirst()
+          .orElse(process.toHandle());
+    }
+
+    List<String> lines() throws IOException {
+      return CommandLineTest.lines(log);
+    }
+
+    @Override
+    public void close() throws Exception {
+      List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly();
+      for (ProcessHandle h : all) { // the launcher stops its child on SIGTERM
+        h.onExit().get(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  static long rssBytes(ProcessHandle h) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + h.pid() + "/status"))) {
+      if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D", "")) << 10;
+    }
+    throw new AssertionError("no VmRSS for " + h.pid());
+  }
+
+  // ---- the server -------------------------------------------------------------------------------
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aMissingDataDirectoryIsOneLineAndStatus2() throws Exception {
+    Path missing = dir.resolve("no-such-dir");
+    Run r = run("--data", missing.toString(), "--port", "0");
+    assertThat(r.lines()).containsExactly("quiver: data directory " + missing + " does not exist");
+    assertThat(r.status()).isEqualTo(2);
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void serverMemoryBoundsTheHeapAndTheDirectMemoryOfTheServingJvm() throws Exception {
+    try (ServerProcess server = new ServerProcess(dir.resolve("server.log"), "--data", SampleData.ensure().toString(),
+        "--port", "0", "--server-memory", "256m")) {
+      List<String> banner = server.lines();
+      String memory = banner.stream().filter(l -> l.startsWith("Memory:")).findFirst()
+          .orElseThrow(() -> new AssertionError("no Memory: line in\n" + String.join("\n", banner)));
+      Matcher m = Pattern.compile("queries (\\d+) MiB .*Java heap (\\d+) MiB, direct (\\d+) MiB").matcher(memory);
+      assertThat(m.find()).as(memory).isTrue();
+      assertThat(Long.parseLong(m.group(1))).isEqualTo(256);
+      // the heap holds up to all of the queries' memory (hash tables are reserved from it) plus the server's own
+      assertThat(Long.parseLong(m.group(2))).as(memory).isBetween(256L, 600L);
+      assertThat(Long.parseLong(m.group(3))).as(memory).isBetween(256L, 600L);
+      ProcessHandle serving = server.serving();
+      List<String> flags = List.of(Files.readString(Path.of("/proc/" + serving.pid() + "/cmdline")).split("\0"));
+      assertThat(flags).as("the serving JVM's flags").anyMatch(a -> a.startsWith("-Xmx"));
+
+      // some work: scans, aggregations, a join; the process stays far below a quarter of the machine
+      long maxRss = 0;
+      try (Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://127.0.0.1:" + server.port
+          + "/?useEncryption=false")) {
+        for (String q : List.of("q01", "q03", "q06", "q10", "q01", "q12")) {
+          TestServer.rows(c, LoadTest.tpch(q));
+          maxRss = Math.max(maxRss, rssBytes(serving));
+        }
+        assertThat(TestServer.scalarLong(c, "SELECT count(*) FROM lineitem")).isEqualTo(600_572);
+      }
+      System.out.println("serving JVM: " + memory + "; RSS at most " + (maxRss >> 20) + " MiB");
+      assertThat(maxRss).as("RSS of the serving JVM").isLessThan(1536L << 20);
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void clientsGoingAwayLeaveNoStackTraceInTheServerLog() throws Exception {
+    SelfSignedCertificate cert = SelfSignedCertificate.create(dir);
+    try (ServerProcess plain = new ServerProcess(dir.resolve("plain.log"), "--data", SampleData.ensure().toString(),
+            "--port", "0", "--server-memory", "256m");
+        ServerProcess tls = new ServerProcess(dir.resolve("tls.log"), "--data", SampleData.ensure().toString(),
+            "--port", "0", "--server-memory", "256m", "--tls-cert", cert.cert().toString(), "--tls-key",
+            cert.key().toString())) {
+      int bannerPlain = plain.lines().size();
+      int bannerTls = tls.lines().size();
+      for (ServerProcess s : List.of(plain, tls)) {
+        for (int i = 0; i < 3; i++) {
+          try (Socket health = new Socket("127.0.0.1", s.port)) { // a health check: connect, close
+            health.setSoLinger(i == 2, 0); // the last one resets the connection
+          }
+        }
+        try (Socket http = new Socket("127.0.0.1", s.port)) { // a browser or an HTTP health check
+          http.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          http.getInputStream().read();
+        } catch (IOException closedByServer) {
+          // fine
+        }
+      }
+      // a client that dies while the server streams to it: a JVM that reads one batch and halts
+      Path clientLog = dir.resolve("client.log");
+      Process client = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+          AbruptClient.class.getName(), String.valueOf(plain.port)).redirectErrorStream(true)
+          .redirectOutput(clientLog.toFile()).start();
+      assertThat(client.waitFor(2, TimeUnit.MINUTES)).isTrue();
+      assertThat(Files.readString(clientLog)).contains("read a batch");
+      // and one that cancels mid-stream through JDBC
+      try (Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://127.0.0.1:" + plain.port
+          + "/?useEncryption=false"); java.sql.Statement st = c.createStatement()) {
+        java.sql.ResultSet rs = st.executeQuery("SELECT * FROM lineitem");
+        for (int i = 0; i < 100 && rs.next(); i++) {
+          // read a little
+        }
+        st.cancel();
+      } catch (java.sql.SQLException cancelled) {
+        // the driver reports its own cancellation
+      }
+      Thread.sleep(2_000); // the server notices the connections' ends
+      List<String> afterPlain = plain.lines().subList(bannerPlain, plain.lines().size());
+      List<String> afterTls = tls.lines().subList(bannerTls, tls.lines().size());
+      assertThat(afterPlain).as("what the plain server logged").noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception"));
+      assertThat(afterTls).as("what the TLS server logged").noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception"));
+      assertThat(afterPlain.size() + afterTls.size()).as(afterPlain + "\n" + afterTls).isLessThanOrEqualTo(4);
+    }
+  }
+
+  /** Connects, starts a long result, reads one batch and halts: a client killed mid-stream. */
+  public static final class AbruptClient {
+    public static void main(String[] args) throws Exception {
+      org.apache.arrow.memory.RootAllocator a = new org.apache.arrow.memory.RootAllocator();
+      org.apache.arrow.flight.sql.FlightSqlClient c = new org.apache.arrow.flight.sql.FlightSqlClient(
+          org.apache.arrow.flight.FlightClient.builder(a, org.apache.arrow.flight.Location.forGrpcInsecure("127.0.0.1",
+              Integer.parseInt(args[0]))).build());
+      org.apache.arrow.flight.FlightStream s = c.getStream(c.execute("SELECT * FROM lineitem").getEndpoints().get(0)
+          .getTicket());
+      s.next();
+      System.out.println("read a batch of " + s.getRoot().getRowCount() + " rows");
+      System.out.flush();
+      Runtime.getRuntime().halt(0);
+    }
+  }
+
+  // ---- the shell --------------------------------------------------------------------------------
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void theShellPrintsTheAnswerAndOneLinePerProblem() throws Exception {
+    try (TestServer server = TestServer.start(SampleData.ensure())) {
+      String port = String.valueOf(server.port());
+      Run ok = run("sql", "--port", port, "-e", "SELECT count(*) AS n FROM region");
+      assertThat(ok.lines()).as("the answer, and nothing else").hasSize(5).contains("| 5 |");
+      assertThat(ok.status()).isZero();
+
+      Run syntax = run("sql", "--port", port, "-e", "SELEC 1");
+      assertThat(syntax.lines()).hasSize(1);
+      assertThat(syntax.lines().get(0)).contains("syntax error at 1:1");
+      assertThat(syntax.status()).isNotZero();
+    }
+    int unused;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      unused = s.getLocalPort();
+    }
+    Run down = run("sql", "--port", String.valueOf(unused), "-e", "SELECT 1");
+    assertThat(down.lines()).containsExactly(
+        "quiver sql: cannot connect to 127.0.0.1:" + unused + ": connection refused (is the server running?)");
+    assertThat(down.status()).isNotZero();
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void theShellVerifiesTheServersCertificateUnlessToldNotTo() throws Exception {
+    SelfSignedCertificate cert = SelfSignedCertificate.create(dir);
+    try (QuiverServer server = QuiverServer.start(ServerConfig.of(SampleData.ensure().toString(), "127.0.0.1", 0)
+        .withTls(cert.cert(), cert.key()))) {
+      String port = String.valueOf(server.port());
+      Run untrusted = run("sql", "--port", port, "--tls", "-e", "SELECT 1 AS one");
+      assertThat(untrusted.lines()).hasSize(1);
+      assertThat(untrusted.lines().get(0)).startsWith("quiver sql: cannot connect to 127.0.0.1:" + port)
+          .contains("certificate is not trusted");
+      assertThat(untrusted.status()).isNotZero();
+
+      Run trusted = run("sql", "--port", port, "--tls", "--tls-ca", cert.cert().toString(), "-e", "SELECT 1 AS one");
+      assertThat(trusted.lines()).as(String.join("\n", trusted.lines())).contains("| 1   |");
+      assertThat(trusted.status()).isZero();
+
+      Run insecure = run("sql", "--port", port, "--tls", "--tls-insecure", "-e", "SELECT 1 AS one");
+      assertThat(insecure.lines()).as(String.join("\n", insecure.lines())).contains("| 1   |");
+      assertThat(insecure.status()).isZero();
+    }
+  }
+}
