@@ -134,6 +134,8 @@ class TrustTest {
     assertThat(md.supportsSubqueriesInExists() && md.supportsSubqueriesInIns() && md.supportsSubqueriesInComparisons()).isTrue();
     assertThat(md.supportsResultSetType(ResultSet.TYPE_FORWARD_ONLY)).isTrue();
     assertThat(md.supportsResultSetType(ResultSet.TYPE_SCROLL_SENSITIVE)).isFalse();
+    assertThat(md.supportsTransactionIsolationLevel(java.sql.Connection.TRANSACTION_NONE)).isTrue();
+    assertThat(md.supportsTransactionIsolationLevel(java.sql.Connection.TRANSACTION_SERIALIZABLE)).isFalse();
     assertThat(md.getMaxTablesInSelect()).isEqualTo(SqlLimits.DEFAULT.maxRelations());
     assertThat(md.getMaxStatementLength()).isEqualTo((int) SqlLimits.DEFAULT.maxStatementBytes());
     assertThat(works("SELECT count(*) FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey"

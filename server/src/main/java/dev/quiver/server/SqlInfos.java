@@ -152,7 +152,9 @@ final class SqlInfos {
             Feature.SUBQUERY_IN_QUANTIFIED, SqlSupportedSubqueries.SQL_SUBQUERIES_IN_QUANTIFIEDS)))
         .set(SqlInfo.SQL_SUPPORTED_UNIONS, b -> b.withSqlSupportedUnions(when(features, new SqlSupportedUnions[0],
             Feature.UNION, SqlSupportedUnions.SQL_UNION, Feature.UNION_ALL, SqlSupportedUnions.SQL_UNION_ALL)))
-        .set(SqlInfo.SQL_SUPPORTED_TRANSACTIONS_ISOLATION_LEVELS, b -> b.withSqlSupportedTransactionsIsolationLevels())
+        // read-only, no transactions: NONE is the one level there is (JDBC tools ask for it, e.g. sqlline)
+        .set(SqlInfo.SQL_SUPPORTED_TRANSACTIONS_ISOLATION_LEVELS, b -> b.withSqlSupportedTransactionsIsolationLevels(
+            org.apache.arrow.flight.sql.impl.FlightSql.SqlTransactionIsolationLevel.SQL_TRANSACTION_NONE))
         // 0: no limit Quiver knows of
         .set(SqlInfo.SQL_MAX_BINARY_LITERAL_LENGTH, b -> b.withSqlMaxBinaryLiteralLength(0))
         .set(SqlInfo.SQL_MAX_CHAR_LITERAL_LENGTH, b -> b.withSqlMaxCharLiteralLength(0))
