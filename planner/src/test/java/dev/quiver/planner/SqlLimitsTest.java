@@ -200,6 +200,10 @@ class SqlLimitsTest {
     String signed = "SELECT count(*) FROM t WHERE i32 NOT IN (" + "- - 7, ".repeat(50) + "+ - 1, -2147483648)";
     assertThat(count(engine, signed)).isEqualTo(TestTables.rows().stream()
         .filter(r -> r[1] != null && (Integer) r[1] != 7 && (Integer) r[1] != -1 && (Integer) r[1] != Integer.MIN_VALUE).count());
+    // a syntax error after a long list is reported where the user wrote it
+    String bad = "SELECT count(*) FROM t WHERE i32 IN (" + "1,\n".repeat(60) + "2) AND i32 y";
+    QuiverException syntax = error(engine, bad);
+    assertThat(syntax.getMessage()).isEqualTo("syntax error at 61:12: unexpected 'y'");
     // one past the limit is refused with its position
     QuiverException e = error(engine, "SELECT count(*) FROM t WHERE i32 IN (" + "7, ".repeat(SqlLimits.DEFAULT_MAX_IN_LIST_ITEMS) + "5)");
     assertThat(e.getMessage()).isEqualTo("an IN list of 100001 items is over the limit of 100000 items at 1:34");

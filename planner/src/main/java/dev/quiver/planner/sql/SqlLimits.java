@@ -108,6 +108,7 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
 
   /** Whether the keyword {@code w} (upper case) starts at {@code i} as a whole word. */
   private static boolean word(String sql, int i, String w) {
+    if (Character.toUpperCase(sql.charAt(i)) != w.charAt(0)) return false;
     if (i + w.length() > sql.length() || !sql.regionMatches(true, i, w, 0, w.length())) return false;
     boolean before = i == 0 || !isWordChar(sql.charAt(i - 1));
     boolean after = i + w.length() == sql.length() || !isWordChar(sql.charAt(i + w.length()));

@@ -69,7 +69,7 @@ public final class SqlParser {
       }
     } catch (JSQLParserException e) {
       if (causedBy(e, StackOverflowError.class)) throw limits.tooDeep(sql, -1);
-      throw syntaxError(sql, e);
+      throw syntaxError(sql, prepared, e);
     } catch (StackOverflowError e) {
       throw limits.tooDeep(sql, -1);
     } catch (QuiverException e) {
@@ -122,7 +122,13 @@ public final class SqlParser {
     return false;
   }
 
-  private static QuiverException syntaxError(String sql, JSQLParserException e) {
+  /** {@code line:column} in the user's text of a position the parser reports in the prepared text. */
+  private static String where(String sql, SqlText.Prepared prepared, int line, int column) {
+    if (prepared.cuts().length == 0) return line + ":" + column;
+    return SqlPositions.at(sql, prepared.original(prepared.offsetOf(line, column)));
+  }
+
+  private static QuiverException syntaxError(String sql, SqlText.Prepared prepared, JSQLParserException e) {
     Throwable cause = e;
     while (cause != null && !(cause instanceof ParseException) && !(cause instanceof TokenMgrException)) {
       cause = cause.getCause();
@@ -131,11 +137,11 @@ public final class SqlParser {
       Token bad = pe.currentToken.next != null ? pe.currentToken.next : pe.currentToken;
       String near = bad.image == null || bad.image.isEmpty() ? "end of input" : "'" + SqlPositions.snippet(bad.image) + "'";
       return new QuiverException(ErrorCode.SYNTAX_ERROR,
-          "syntax error at " + bad.beginLine + ":" + bad.beginColumn + ": unexpected " + near, e);
+          "syntax error at " + where(sql, prepared, bad.beginLine, bad.beginColumn) + ": unexpected " + near, e);
     }
     String msg = String.valueOf(cause != null ? cause.getMessage() : e.getMessage());
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("line (\\d+), column (\\d+)").matcher(msg);
-    String where = m.find() ? m.group(1) + ":" + m.group(2) : "1:1";
+    String where = m.find() ? where(sql, prepared, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) : "1:1";
     if (cause instanceof TokenMgrException) {
       // "Lexical error at line 1, column 9.  Encountered: <EOF> after prefix \"'abc\"": an unclosed quote, or a
       // character that starts no token

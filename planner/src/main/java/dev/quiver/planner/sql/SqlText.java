@@ -14,17 +14,17 @@ import net.sf.jsqlparser.expression.SignedExpression;
 import net.sf.jsqlparser.expression.StringValue;
 
 /**
- * A light lexer over a statement's text that runs before JSqlParser and rewrites the text into one of
- * the same length, so that every {@code line:column} of the parser's errors still points into the
- * user's text:
+ * A light lexer over a statement's text that runs before JSqlParser and rewrites the text, keeping every
+ * character's position except in a cut-out IN list, so that the parser's {@code line:column} can be mapped
+ * back into the user's text:
  * <ul>
  *   <li>a run of unary signs ({@code - - 4}, {@code + - c}), which JSqlParser cannot parse, becomes the one
  *       sign it amounts to (the others blanked): {@code - - 4} is {@code   + 4};</li>
  *   <li>text after the first {@code ;} other than more {@code ;}, blanks and comments is refused (one statement
  *       at a time); trailing {@code ;} are blanked;</li>
  *   <li>a long IN list of literals (JSqlParser's time grows faster than linearly in its length: 100,000 items
- *       took 20 s) is replaced by a placeholder name, its items read here and put back into the parsed tree by
- *       {@link #restoreInLists};</li>
+ *       took 20 s) is cut out and replaced by a placeholder name, its items read here and put back into the
+ *       parsed tree by {@link #restoreInLists}; {@link Prepared#original} maps positions back;</li>
  *   <li>the parse cost of the statement is estimated from its tokens (see {@link #parseCost}), deterministically,
  *       before JSqlParser runs.</li>
  * </ul>
@@ -43,8 +43,30 @@ final class SqlText {
     }
   }
 
-  /** The rewritten text and the literal IN lists taken out of it, in placeholder order. */
-  record Prepared(String text, List<List<Expression>> inLists, List<Token> tokens) {}
+  /**
+   * The rewritten text, the literal IN lists taken out of it (in placeholder order) and the tokens of the
+   * statement. The text has the user's length except where an IN list was cut out; {@link #original} maps an
+   * offset in it back to the user's text.
+   */
+  record Prepared(String text, List<List<Expression>> inLists, List<Token> tokens, int[] cuts) {
+    /** The offset in the user's text of offset {@code at} of {@link #text}. */
+    int original(int at) {
+      int delta = 0;
+      for (int k = 0; k < cuts.length; k += 3) {
+        // cuts: (start in text, end in text, end in the user's text) of each placeholder
+        if (at < cuts[k + 1]) return at < cuts[k] ? at + delta : cuts[k] + delta;
+        delta = cuts[k + 2] - cuts[k + 1];
+      }
+      return at + delta;
+    }
+
+    /** The offset in {@link #text} of a parser's {@code line:column} (both from 1). */
+    int offsetOf(int line, int column) {
+      int at = 0;
+      for (int l = 1; l < line && at < text.length(); at++) if (text.charAt(at) == '\n') l++;
+      return Math.min(text.length(), at + Math.max(0, column - 1));
+    }
+  }
 
   /** Keywords after which a sign starts an operand (so is unary); after any other word, it is binary. */
   private static final Set<String> OPERAND_START = Set.of("SELECT", "WHERE", "AND", "OR", "NOT", "WHEN", "THEN", "ELSE",
@@ -60,8 +82,24 @@ final class SqlText {
     if (end < tokens.size()) tokens = tokens.subList(0, end);
     collapseSigns(tokens, out);
     List<List<Expression>> lists = new ArrayList<>();
-    if (!sql.contains(PLACEHOLDER)) extractInLists(sql, tokens, out, lists);
-    return new Prepared(new String(out), lists, tokens);
+    List<int[]> regions = new ArrayList<>();
+    if (!sql.contains(PLACEHOLDER)) extractInLists(tokens, out, lists, regions);
+    if (regions.isEmpty()) return new Prepared(new String(out), lists, tokens, new int[0]);
+    // cut each list out (JSqlParser reads even blanks at about a microsecond a character)
+    StringBuilder text = new StringBuilder(out.length);
+    int[] cuts = new int[regions.size() * 3];
+    int from = 0;
+    for (int k = 0; k < regions.size(); k++) {
+      int[] r = regions.get(k);
+      text.append(out, from, r[0] - from);
+      cuts[3 * k] = text.length();
+      text.append(PLACEHOLDER).append(k);
+      cuts[3 * k + 1] = text.length();
+      cuts[3 * k + 2] = r[1];
+      from = r[1];
+    }
+    text.append(out, from, out.length - from);
+    return new Prepared(text.toString(), lists, tokens, cuts);
   }
 
   /** Tokens of {@code sql}: unclosed quotes and comments run to the end (the parser reports them). */
@@ -286,7 +324,7 @@ final class SqlText {
    * {@code IN (lit, lit, …)} with at least {@link #FAST_IN_LIST_ITEMS} literal items (numbers with optional
    * signs, strings, NULL) is rewritten to {@code IN (__quiver_in_list_k   …)}, its items read into {@code lists}.
    */
-  private static void extractInLists(String sql, List<Token> tokens, char[] out, List<List<Expression>> lists) {
+  private static void extractInLists(List<Token> tokens, char[] out, List<List<Expression>> lists, List<int[]> regions) {
     for (int i = 0; i + 1 < tokens.size(); i++) {
       if (!tokens.get(i).is("IN") || !tokens.get(i + 1).is("(")) continue;
       List<Expression> items = new ArrayList<>();
@@ -326,11 +364,7 @@ final class SqlText {
         k++;
       }
       if (!ok || items.size() < FAST_IN_LIST_ITEMS) continue;
-      String name = PLACEHOLDER + lists.size();
-      int from = tokens.get(i + 1).end();
-      int to = tokens.get(k).start();
-      for (int p = from; p < to; p++) if (out[p] != '\n') out[p] = ' ';
-      name.getChars(0, name.length(), out, from);
+      regions.add(new int[] {tokens.get(i + 1).end(), tokens.get(k).start()});
       lists.add(items);
       i = k;
     }
