@@ -879,6 +879,14 @@ public final class Analyzer {
       for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
       b.flush(); // scalar subqueries of the SELECT list / HAVING join the aggregated rows
       for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
+      shownNames.clear();
+      for (Scope.Entry en : b.scope.entries()) {
+        for (Scope.Column c : en.columns()) {
+          // a column whose internal name is not its own was renamed to keep it apart: show its qualifier
+          boolean renamed = !c.internal().equals(c.name());
+          shownNames.putIfAbsent(c.internal(), en.qualifier() == null || !renamed ? c.name() : en.qualifier() + "." + c.name());
+        }
+      }
       items.replaceAll(x -> postAggregate(x, groupRefs, postAggNames));
       if (having != null) having = postAggregate(having, groupRefs, postAggNames);
       orderTargets.replaceAll(x -> x instanceof Expr e ? postAggregate(e, groupRefs, postAggNames) : x);
@@ -1007,14 +1015,20 @@ public final class Analyzer {
    * An expression over the aggregate's output: group expressions become references to their group
    * column; any other input column is an error.
    */
+  /** How the user names each column of the block being aggregated ({@code qualifier.name}), for messages. */
+  private final Map<String, String> shownNames = new HashMap<>();
+
   private Expr postAggregate(Expr e, Map<Expr, Expr.ColumnRef> groups, Set<String> available) {
     Expr.ColumnRef g = groups.get(e);
     if (g != null) return g;
     if (e instanceof Expr.ColumnRef c) {
       if (available.contains(c.name())) return c;
-      String shown = dev.quiver.planner.expr.Exprs.userName(c.name());
+      String shown = shownNames.getOrDefault(c.name(), dev.quiver.planner.expr.Exprs.userName(c.name()));
+      String unqualified = shown.substring(shown.lastIndexOf('.') + 1);
+      String where = SqlPositions.find(sql, shown);
       throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + shown
-          + " must appear in the GROUP BY clause or be used in an aggregate function" + at(shown));
+          + " must appear in the GROUP BY clause or be used in an aggregate function"
+          + (where != null ? " at " + where : at(unqualified)));
     }
     List<Expr> children = e.children();
     if (children.isEmpty()) return e;
