@@ -24,8 +24,18 @@ public final class Exprs {
 
   /** {@code e} as text for a message to the user: its columns by their {@link #userName}s. */
   public static String toUserString(Expr e) {
-    return transformUp(e, x -> x instanceof Expr.ColumnRef c && !userName(c.name()).equals(c.name())
+    String s = transformUp(e, x -> x instanceof Expr.ColumnRef c && !userName(c.name()).equals(c.name())
         ? new Expr.ColumnRef(userName(c.name()), c.type(), c.nullable()) : x).toString();
+    // without the parentheses around the whole (a binary expression prints them)
+    if (s.startsWith("(") && s.endsWith(")")) {
+      int depth = 0;
+      for (int i = 0; i < s.length() - 1; i++) {
+        if (s.charAt(i) == '(') depth++;
+        else if (s.charAt(i) == ')' && --depth == 0) return s;
+      }
+      return s.substring(1, s.length() - 1);
+    }
+    return s;
   }
 
   public static Expr transformUp(Expr e, UnaryOperator<Expr> fn) {

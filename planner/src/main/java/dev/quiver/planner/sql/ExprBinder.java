@@ -559,8 +559,24 @@ public final class ExprBinder {
       t = settled(t);
     }
     List<Expr> coerced = new ArrayList<>();
-    for (Expr item : items) coerced.add(coerce(item, t));
+    for (Expr item : items) coerced.add(coerceItem(item, t));
     return new Expr.InList(coerce(value, t), coerced, in.isNot());
+  }
+
+  /**
+   * An IN item as type {@code t}: an integer literal converted now (a list of 100,000 items would otherwise
+   * fold 100,000 casts on the kernels); anything else, or a value out of range, by {@link #coerce}.
+   */
+  private static Expr coerceItem(Expr item, ArrowType t) {
+    if (item instanceof Expr.Literal l && l.value() instanceof Long && l.type() instanceof ArrowType.Int
+        && t instanceof ArrowType.Int && !l.type().equals(t)) {
+      try {
+        return new Expr.Literal(Casts.cast(l.value(), l.type(), t), t);
+      } catch (QuiverException outOfRange) {
+        // the cast stays, and fails where the kernels would make it fail
+      }
+    }
+    return coerce(item, t);
   }
 
   private Expr between(Between b) {

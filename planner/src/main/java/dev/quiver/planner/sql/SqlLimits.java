@@ -21,8 +21,8 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
   public static final int DEFAULT_MAX_RELATIONS = 64;
-  /** 3^9: one SELECT inside 9 levels of expression parentheses, or many shallower ones. */
-  public static final long DEFAULT_MAX_PARSE_COST = 19_683;
+  /** 1 + 3 + … + 3^9: a chain of subqueries nested 9 levels deep in expressions, or more shallower ones. */
+  public static final long DEFAULT_MAX_PARSE_COST = 29_524;
   public static final SqlLimits DEFAULT = new SqlLimits(DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_MAX_NESTING_DEPTH,
       DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, DEFAULT_MAX_PARSE_COST);
 

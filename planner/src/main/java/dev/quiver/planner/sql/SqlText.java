@@ -345,7 +345,7 @@ final class SqlText {
           Expression v = decimal ? new DoubleValue(t.text()) : new LongValue(t.text());
           item = v;
         } else if (t.kind() == Kind.STRING && t.text().length() >= 2 && t.text().endsWith("'") && signs == 0) {
-          item = new StringValue(t.text().substring(1, t.text().length() - 1));
+          item = new StringValue(t.text()); // quoted: JSqlParser strips the quotes (and reads no prefix)
         } else if (t.is("NULL") && signs == 0) {
           item = new NullValue();
         } else {
