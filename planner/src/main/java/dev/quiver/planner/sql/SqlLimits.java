@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
  * the bound expression tree, so that no recursive walk of it overflows the stack); the items of one IN
  * list; the relations (tables, derived tables, CTE references) the FROM clauses of a statement join, since
  * join ordering is superlinear in them; and the parse cost, counted from the statement's tokens before
- * JSqlParser runs (see {@link SqlText#parseCost}): JSqlParser's time triples with each level of subqueries
- * nested inside expressions. Every limit counts work, never time, so a statement plans or fails the same way
+ * JSqlParser runs (see {@link SqlText#parseCost}): JSqlParser's time grows three- to eightfold with each level
+ * of subqueries nested inside expressions. Every limit counts work, never time, so a statement plans or fails the same way
  * however busy the machine is.
  */
 public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInListItems, int maxRelations,
@@ -21,8 +21,8 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
   public static final int DEFAULT_MAX_RELATIONS = 64;
-  /** 1 + 3 + … + 3^9: a chain of subqueries nested 9 levels deep in expressions, or more shallower ones. */
-  public static final long DEFAULT_MAX_PARSE_COST = 29_524;
+  /** 1 + 5 + … + 5^5: a chain of subqueries nested 5 levels deep in expressions, or more shallower ones. */
+  public static final long DEFAULT_MAX_PARSE_COST = 3_906;
   public static final SqlLimits DEFAULT = new SqlLimits(DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_MAX_NESTING_DEPTH,
       DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, DEFAULT_MAX_PARSE_COST);
 
@@ -58,7 +58,7 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
     if (cost.units() <= maxParseCost) return;
     throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is too complex to parse: its subqueries nested in "
         + "expressions cost " + cost.units() + " units, over the limit of " + maxParseCost + " (each level of parentheses "
-        + "around a subquery triples the cost; the deepest, " + cost.deepestSubquery() + " levels, is at "
+        + "around a subquery multiplies the cost by 5; the deepest, " + cost.deepestSubquery() + " levels, is at "
         + cost.deepestAt() + ")");
   }
 

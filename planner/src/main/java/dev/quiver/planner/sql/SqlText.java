@@ -166,11 +166,11 @@ final class SqlText {
 
   /**
    * JSqlParser's work on a statement, estimated from its tokens. Its syntactic lookahead rescans a subquery
-   * inside an expression for each level of parentheses around it, so its time grows about threefold with each
-   * parenthesis that encloses a SELECT (measured: 10 levels of scalar or IN subqueries take about a second,
-   * 14 levels tens of seconds), while derived tables in FROM, EXISTS and plain parentheses cost little. The
-   * estimate is the sum over SELECT keywords of 3^(the parentheses around it, not counting those opened right
-   * after FROM, JOIN or EXISTS).
+   * inside an expression for each level of parentheses around it, so its time grows with each parenthesis that
+   * encloses a SELECT: about threefold when the statement parses (10 levels of scalar or IN subqueries took a
+   * second), up to eightfold when it has a syntax error deep inside (6 levels of scalar subqueries: 15 s), while
+   * derived tables in FROM, EXISTS and plain parentheses cost little. The estimate is the sum over SELECT
+   * keywords of 5^(the parentheses around it, not counting those opened right after FROM, JOIN or EXISTS).
    */
   static Cost parseCost(String sql, List<Token> tokens) {
     java.util.ArrayDeque<Boolean> open = new java.util.ArrayDeque<>(); // per open '(': does it count?
@@ -190,7 +190,7 @@ final class SqlText {
       } else if (t.is(")")) {
         if (!open.isEmpty() && open.pop()) counted--;
       } else if (t.is("SELECT")) {
-        units = Math.min(Long.MAX_VALUE / 4, units + pow3(counted));
+        units = Math.min(Long.MAX_VALUE / 4, units + pow5(counted));
         if (counted > deepest) {
           deepest = counted;
           deepestAt = t.start();
@@ -200,9 +200,9 @@ final class SqlText {
     return new Cost(units, Math.max(deepest, 0), SqlPositions.at(sql, deepestAt), maxDepth);
   }
 
-  private static long pow3(int n) {
+  private static long pow5(int n) {
     long r = 1;
-    for (int i = 0; i < n && r < Long.MAX_VALUE / 9; i++) r *= 3;
+    for (int i = 0; i < n && r < Long.MAX_VALUE / 25; i++) r *= 5;
     return r;
   }
 
