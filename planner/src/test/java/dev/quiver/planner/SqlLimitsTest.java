@@ -204,6 +204,9 @@ class SqlLimitsTest {
     String signed = "SELECT count(*) FROM t WHERE i32 NOT IN (" + "- - 7, ".repeat(50) + "+ - 1, -2147483648)";
     assertThat(count(engine, signed)).isEqualTo(TestTables.rows().stream()
         .filter(r -> r[1] != null && (Integer) r[1] != 7 && (Integer) r[1] != -1 && (Integer) r[1] != Integer.MIN_VALUE).count());
+    String decimals = "SELECT count(*) FROM t WHERE f64 IN (" + "2.25, 1e9, ".repeat(20) + "1.5, - - -1.50)";
+    assertThat(count(engine, decimals)).isEqualTo(TestTables.rows().stream()
+        .filter(r -> r[3] != null && Math.abs((Double) r[3]) == 1.5).count());
     // a syntax error after a long list is reported where the user wrote it
     String bad = "SELECT count(*) FROM t WHERE i32 IN (" + "1,\n".repeat(60) + "2) AND i32 y";
     QuiverException syntax = error(engine, bad);
