@@ -92,7 +92,7 @@ abstract class Accumulator {
       try {
         sum = Math.addExact(sum, x);
       } catch (ArithmeticException e) {
-        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows BIGINT");
+        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + dev.quiver.planner.expr.Exprs.toUserString(call.arg()) + ") overflows BIGINT");
       }
     }
     Object result() { return any ? sum : null; }
@@ -188,7 +188,7 @@ abstract class Accumulator {
       if (t instanceof ArrowType.Decimal d) {
         BigDecimal s = total.setScale(d.getScale());
         if (s.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
-          throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + call.arg() + ") overflows " + SqlTypes.sqlName(t));
+          throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + dev.quiver.planner.expr.Exprs.toUserString(call.arg()) + ") overflows " + SqlTypes.sqlName(t));
         }
         return s;
       }

@@ -11,6 +11,33 @@ public final class Exprs {
   private Exprs() {}
 
   /** Rewrites bottom-up: children first, then {@code fn} on the node rebuilt from the new children. */
+  /**
+   * A column's name as the user knows it: internal names are unique in a statement ({@code x.c#2} for the
+   * second relation aliased x with a column c); the {@code #n} is dropped.
+   */
+  public static String userName(String internal) {
+    int hash = internal.lastIndexOf('#');
+    if (hash <= 0 || hash == internal.length() - 1) return internal;
+    for (int i = hash + 1; i < internal.length(); i++) if (!Character.isDigit(internal.charAt(i))) return internal;
+    return internal.substring(0, hash);
+  }
+
+  /** {@code e} as text for a message to the user: its columns by their {@link #userName}s. */
+  public static String toUserString(Expr e) {
+    String s = transformUp(e, x -> x instanceof Expr.ColumnRef c && !userName(c.name()).equals(c.name())
+        ? new Expr.ColumnRef(userName(c.name()), c.type(), c.nullable()) : x).toString();
+    // without the parentheses around the whole (a binary expression prints them)
+    if (s.startsWith("(") && s.endsWith(")")) {
+      int depth = 0;
+      for (int i = 0; i < s.length() - 1; i++) {
+        if (s.charAt(i) == '(') depth++;
+        else if (s.charAt(i) == ')' && --depth == 0) return s;
+      }
+      return s.substring(1, s.length() - 1);
+    }
+    return s;
+  }
+
   public static Expr transformUp(Expr e, UnaryOperator<Expr> fn) {
     List<Expr> children = e.children();
     if (!children.isEmpty()) {

@@ -110,6 +110,12 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
     List<PhysicalExpr> items = new ArrayList<>();
     for (Expr x : e.list()) items.add(x.accept(this));
     Kernels.Family family = Kernels.family(e.value().type());
+    if (items.size() >= Kernels.IN_SET_ITEMS && family != Kernels.Family.NULL
+        && e.list().stream().allMatch(x -> x instanceof Expr.Literal)) {
+      // constant items: read once into a hash set, probed once per row
+      Kernels.InSet set = new Kernels.InSet(family, items);
+      return (batch, alloc) -> Kernels.in(batch, alloc, value, set, e.negated());
+    }
     return (batch, alloc) -> Kernels.in(batch, alloc, family, value, items, e.negated());
   }
 

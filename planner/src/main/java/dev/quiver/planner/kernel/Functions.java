@@ -56,6 +56,7 @@ public final class Functions {
           (v, t, r, c) -> compile((String) v[1]).matcher((String) v[0]).find()),
       def("date_trunc", 2, 2, a -> a.get(1), (v, t, r, c) -> dateTrunc((String) v[0], (Long) v[1], t[1])),
       def("add_interval", 3, 3, a -> a.get(0), (v, t, r, c) -> addInterval((Long) v[0], t[0], (Long) v[1], (Long) v[2])),
+      def("like_escape", 2, 2, a -> SqlTypes.VARCHAR, (v, t, r, c) -> likeEscape((String) v[0], (String) v[1])),
       def("strpos", 2, 2, a -> SqlTypes.BIGINT, (v, t, r, c) -> strpos((String) v[0], (String) v[1])),
       def("date_part", 2, 2, a -> SqlTypes.BIGINT, (v, t, r, c) -> datePart((String) v[0], (Long) v[1], t[1], c)),
       Map.entry("now", new Def("now", Volatility.STABLE, false, 0, 0, a -> SqlTypes.TIMESTAMPTZ,
@@ -75,6 +76,43 @@ public final class Functions {
               ? null : v[0])));
 
   private Functions() {}
+
+  /**
+   * A LIKE pattern written with {@code escape} as its escape character (empty: none), rewritten in the
+   * default form, where a backslash escapes: {@code like_escape('a!%\\', '!')} is {@code a\\%\\\\}. Fails an
+   * escape of more than one character and a pattern that ends with the escape character (as PostgreSQL does).
+   */
+  public static String likeEscape(String pattern, String escape) {
+    if (escape.codePointCount(0, escape.length()) > 1) {
+      throw new QuiverException(ErrorCode.DATA_ERROR, "invalid escape string '" + shown(escape)
+          + "': the escape of LIKE must be empty or one character");
+    }
+    int esc = escape.isEmpty() ? -1 : escape.codePointAt(0);
+    StringBuilder out = new StringBuilder(pattern.length() + 8);
+    for (int i = 0; i < pattern.length(); ) {
+      int cp = pattern.codePointAt(i);
+      i += Character.charCount(cp);
+      if (cp == esc) {
+        if (i >= pattern.length()) {
+          throw new QuiverException(ErrorCode.DATA_ERROR, "LIKE pattern must not end with the escape character: '"
+              + shown(pattern) + "' ESCAPE '" + shown(escape) + "'");
+        }
+        int next = pattern.codePointAt(i);
+        i += Character.charCount(next);
+        if (next == '%' || next == '_' || next == '\\') out.append('\\');
+        out.appendCodePoint(next);
+      } else if (cp == '\\') {
+        out.append("\\\\");
+      } else {
+        out.appendCodePoint(cp);
+      }
+    }
+    return out.toString();
+  }
+
+  private static String shown(String s) {
+    return s.length() <= 200 ? s : s.substring(0, 200) + "… (" + s.length() + " characters)";
+  }
 
   private static Map.Entry<String, Def> def(String name, int min, int max, Typer typer, Impl impl) {
     return Map.entry(name, new Def(name, Volatility.IMMUTABLE, true, min, max, typer, impl));

@@ -198,6 +198,71 @@ public final class Kernels {
   }
 
   /** {@code value [NOT] IN (items)}: TRUE on a match, else NULL if anything was NULL, else FALSE. */
+  /** IN lists with at least this many constant items are probed in a hash set. */
+  static final int IN_SET_ITEMS = 8;
+
+  /**
+   * The constant items of an IN list as a hash set of keys equal exactly when {@link #compare} says 0 (NaN
+   * meets NaN, 0.0 meets -0.0, 1.50 meets 1.5), read from the items' values on the first batch.
+   */
+  static final class InSet {
+    private final Family family;
+    private final List<PhysicalExpr> items;
+    private java.util.Set<Object> keys;
+    private boolean anyNull;
+
+    InSet(Family family, List<PhysicalExpr> items) {
+      this.family = family;
+      this.items = items;
+    }
+
+    synchronized java.util.Set<Object> keys(VectorSchemaRoot batch, BufferAllocator alloc) {
+      if (keys == null) {
+        java.util.Set<Object> k = new java.util.HashSet<>(items.size() * 2);
+        for (PhysicalExpr item : items) {
+          try (ColumnValues v = item.eval(batch, alloc)) {
+            if (v.isNull(0)) anyNull = true;
+            else k.add(key(family, v, 0));
+          }
+        }
+        keys = k;
+      }
+      return keys;
+    }
+
+    static Object key(Family f, ColumnValues v, int i) {
+      return switch (f) {
+        case LONG, ULONG -> v.getLong(i);
+        case DOUBLE -> {
+          double d = v.getDouble(i);
+          yield d == 0.0 ? 0.0 : d; // -0.0 is 0.0; every NaN boxes to the one Double.NaN key
+        }
+        case DECIMAL -> {
+          java.math.BigDecimal b = v.getDecimal(i);
+          yield b.signum() == 0 ? java.math.BigDecimal.ZERO : b.stripTrailingZeros();
+        }
+        case BYTES -> java.nio.ByteBuffer.wrap(v.getBytes(i));
+        case BOOL -> v.getBool(i);
+        case NULL -> throw new IllegalStateException("no key for NULL");
+      };
+    }
+  }
+
+  /** {@code value [NOT] IN set}: as {@link #in(VectorSchemaRoot, BufferAllocator, Family, PhysicalExpr, List, boolean)}. */
+  static ColumnValues in(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr value, InSet set, boolean negated) {
+    int n = batch.getRowCount();
+    try (ColumnValues v = value.eval(batch, alloc)) {
+      java.util.Set<Object> keys = n == 0 ? java.util.Set.of() : set.keys(batch, alloc);
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) {
+        if (v.isNull(i)) continue;
+        if (keys.contains(InSet.key(set.family, v, i))) out.set(i, negated ? 0 : 1);
+        else if (!set.anyNull) out.set(i, negated ? 1 : 0);
+      }
+      return done(out, n);
+    }
+  }
+
   public static ColumnValues in(VectorSchemaRoot batch, BufferAllocator alloc, Family f, PhysicalExpr value,
       List<PhysicalExpr> items, boolean negated) {
     int n = batch.getRowCount();

@@ -113,6 +113,8 @@ public final class Analyzer {
   private static final class Correlation {
     final Mode mode;
     final List<Expr> conjuncts = new ArrayList<>();
+    /** The text of each conjunct as the user wrote it, for messages (bound ones carry internal names). */
+    final List<Expression> written = new ArrayList<>();
     final List<Expr> innerKeys = new ArrayList<>();
     final List<Expr> outerKeys = new ArrayList<>();
     final List<String> keyNames = new ArrayList<>();
@@ -694,6 +696,7 @@ public final class Analyzer {
         }
         if (corr != null && corr.mode != Mode.NONE && intersects(Exprs.columns(bound), outerNames)) {
           corr.conjuncts.add(bound);
+          corr.written.add(term);
         } else {
           filters.add(bound);
         }
@@ -842,9 +845,11 @@ public final class Analyzer {
       if (!grouped || ps.getGroupBy() != null) {
         throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
       }
-      for (Expr c : corr.conjuncts) {
+      for (int k = 0; k < corr.conjuncts.size(); k++) {
+        Expr c = corr.conjuncts.get(k);
+        String written = SqlPositions.snippet(corr.written.get(k));
         if (!(c instanceof Expr.Comparison cmp && cmp.op() == Expr.CmpOp.EQ)) {
-          throw QuiverException.unsupported("the correlated predicate " + c + " in a scalar subquery (only equalities are)");
+          throw QuiverException.unsupported("the correlated predicate " + written + " in a scalar subquery (only equalities are)");
         }
         boolean leftOuter = intersects(Exprs.columns(cmp.left()), outerNames);
         boolean rightOuter = intersects(Exprs.columns(cmp.right()), outerNames);
@@ -852,7 +857,7 @@ public final class Analyzer {
         Expr outerSide = leftOuter ? cmp.left() : cmp.right();
         if (leftOuter == rightOuter || intersects(Exprs.columns(inner), outerNames) || Exprs.columns(inner).isEmpty()
             || !outerNames.containsAll(Exprs.columns(outerSide))) {
-          throw QuiverException.unsupported("the correlated predicate " + c + " in a scalar subquery");
+          throw QuiverException.unsupported("the correlated predicate " + written + " in a scalar subquery");
         }
         corr.innerKeys.add(inner);
         corr.outerKeys.add(outerSide);
@@ -874,6 +879,14 @@ public final class Analyzer {
       for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
       b.flush(); // scalar subqueries of the SELECT list / HAVING join the aggregated rows
       for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
+      shownNames.clear();
+      for (Scope.Entry en : b.scope.entries()) {
+        for (Scope.Column c : en.columns()) {
+          // a column whose internal name is not its own was renamed to keep it apart: show its qualifier
+          boolean renamed = !c.internal().equals(c.name());
+          shownNames.putIfAbsent(c.internal(), en.qualifier() == null || !renamed ? c.name() : en.qualifier() + "." + c.name());
+        }
+      }
       items.replaceAll(x -> postAggregate(x, groupRefs, postAggNames));
       if (having != null) having = postAggregate(having, groupRefs, postAggNames);
       orderTargets.replaceAll(x -> x instanceof Expr e ? postAggregate(e, groupRefs, postAggNames) : x);
@@ -1002,13 +1015,20 @@ public final class Analyzer {
    * An expression over the aggregate's output: group expressions become references to their group
    * column; any other input column is an error.
    */
+  /** How the user names each column of the block being aggregated ({@code qualifier.name}), for messages. */
+  private final Map<String, String> shownNames = new HashMap<>();
+
   private Expr postAggregate(Expr e, Map<Expr, Expr.ColumnRef> groups, Set<String> available) {
     Expr.ColumnRef g = groups.get(e);
     if (g != null) return g;
     if (e instanceof Expr.ColumnRef c) {
       if (available.contains(c.name())) return c;
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + c.name()
-          + " must appear in the GROUP BY clause or be used in an aggregate function" + at(c.name()));
+      String shown = shownNames.getOrDefault(c.name(), dev.quiver.planner.expr.Exprs.userName(c.name()));
+      String unqualified = shown.substring(shown.lastIndexOf('.') + 1);
+      String where = SqlPositions.find(sql, shown);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + shown
+          + " must appear in the GROUP BY clause or be used in an aggregate function"
+          + (where != null ? " at " + where : at(unqualified)));
     }
     List<Expr> children = e.children();
     if (children.isEmpty()) return e;

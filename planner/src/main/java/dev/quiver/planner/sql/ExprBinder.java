@@ -506,11 +506,25 @@ public final class ExprBinder {
   }
 
   private static ArrowType commonOrFail(ArrowType a, ArrowType b, Object text) {
+    ArrowType t = common(a, b, text);
+    return SqlTypes.isNull(t) ? SqlTypes.BOOLEAN : t;
+  }
+
+  /**
+   * The type {@code a} and {@code b} meet at, or fails; two untyped NULLs stay untyped (NULL), so that a NULL
+   * folded in before a typed value takes that value's type: {@code NULL IN (NULL, 1)} is INTEGER.
+   */
+  private static ArrowType common(ArrowType a, ArrowType b, Object text) {
     ArrowType t = SqlTypes.comparisonCommon(a, b);
     if (t == null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY,
           "cannot compare " + SqlTypes.sqlName(a) + " with " + SqlTypes.sqlName(b) + ": " + SqlPositions.snippet(text));
     }
+    return t;
+  }
+
+  /** {@code t}, or BOOLEAN when nothing gave a type (every operand an untyped NULL). */
+  private static ArrowType settled(ArrowType t) {
     return SqlTypes.isNull(t) ? SqlTypes.BOOLEAN : t;
   }
 
@@ -546,11 +560,28 @@ public final class ExprBinder {
     boolean adopt = constantsTakeOtherSideType && !isConstant(value)
         && items.stream().allMatch(i -> isConstant(i) && castableTo(i, value.type()));
     if (!adopt) {
-      for (Expr item : items) t = commonOrFail(t, item.type(), in);
+      for (Expr item : items) t = common(t, item.type(), in);
+      t = settled(t);
     }
     List<Expr> coerced = new ArrayList<>();
-    for (Expr item : items) coerced.add(coerce(item, t));
+    for (Expr item : items) coerced.add(coerceItem(item, t));
     return new Expr.InList(coerce(value, t), coerced, in.isNot());
+  }
+
+  /**
+   * An IN item as type {@code t}: an integer literal converted now (a list of 100,000 items would otherwise
+   * fold 100,000 casts on the kernels); anything else, or a value out of range, by {@link #coerce}.
+   */
+  private static Expr coerceItem(Expr item, ArrowType t) {
+    if (item instanceof Expr.Literal l && l.value() instanceof Long && l.type() instanceof ArrowType.Int
+        && t instanceof ArrowType.Int && !l.type().equals(t)) {
+      try {
+        return new Expr.Literal(Casts.cast(l.value(), l.type(), t), t);
+      } catch (QuiverException outOfRange) {
+        // the cast stays, and fails where the kernels would make it fail
+      }
+    }
+    return coerce(item, t);
   }
 
   private Expr between(Between b) {
@@ -611,12 +642,29 @@ public final class ExprBinder {
     return new Expr.DistinctFrom(coerce(l, t), coerce(r, t), d.isNot());
   }
 
+  /**
+   * {@code x [NOT] LIKE|ILIKE p [ESCAPE e]}. With ESCAPE, the pattern is rewritten by {@code like_escape(p, e)}
+   * into the default form (backslash escapes), which constant folding does at plan time for a literal pattern.
+   */
   private Expr like(LikeExpression l) {
-    if (l.getEscape() != null) throw QuiverException.unsupported("LIKE ... ESCAPE");
     String kw = l.getLikeKeyWord().name();
     if (!kw.equals("LIKE") && !kw.equals("ILIKE")) throw QuiverException.unsupported(kw);
     Expr input = bind(l.getLeftExpression());
     Expr pattern = bind(l.getRightExpression());
+    if (l.getEscape() != null) {
+      Expr escape = bind(l.getEscape());
+      if (!SqlTypes.isString(escape.type()) && !SqlTypes.isNull(escape.type())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "the ESCAPE of " + kw + " must be a string, not "
+            + SqlTypes.sqlName(escape.type()) + ": " + SqlPositions.snippet(l));
+      }
+      if (escape instanceof Expr.Literal e && e.value() instanceof String s && s.codePointCount(0, s.length()) > 1) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "invalid escape string '" + SqlPositions.snippet(s)
+            + "': the escape of " + kw + " must be empty or one character" + SqlPositions.suffix(sql, "ESCAPE"));
+      }
+      if (SqlTypes.isString(pattern.type()) || SqlTypes.isNull(pattern.type())) {
+        pattern = call("like_escape", List.of(coerce(pattern, SqlTypes.VARCHAR), coerce(escape, SqlTypes.VARCHAR)), l);
+      }
+    }
     for (Expr x : List.of(input, pattern)) {
       if (!SqlTypes.isString(x.type()) && !SqlTypes.isNull(x.type())) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, kw + " is not defined for " + SqlTypes.sqlName(x.type()) + ": " + SqlPositions.snippet(l));
@@ -664,8 +712,8 @@ public final class ExprBinder {
       }
       case "coalesce", "nullif" -> {
         ArrowType t = coerced.get(0).type();
-        for (Expr a : coerced) t = commonOrFail(t, a.type(), text);
-        ArrowType common = t;
+        for (Expr a : coerced) t = common(t, a.type(), text);
+        ArrowType common = settled(t);
         coerced.replaceAll(a -> coerce(a, common));
       }
       default -> { }
@@ -695,8 +743,8 @@ public final class ExprBinder {
     }
     Expr otherwise = c.getElseExpression() == null ? Expr.Literal.nullOf(SqlTypes.NULL) : bind(c.getElseExpression());
     ArrowType t = otherwise.type();
-    for (Expr r : results) t = commonOrFail(t, r.type(), c);
-    if (SqlTypes.isNull(t)) t = SqlTypes.BOOLEAN;
+    for (Expr r : results) t = common(t, r.type(), c);
+    t = settled(t);
     List<Expr.When> whens = new ArrayList<>();
     for (int i = 0; i < conditions.size(); i++) whens.add(new Expr.When(conditions.get(i), coerce(results.get(i), t)));
     return new Expr.Case(whens, coerce(otherwise, t), t);
@@ -749,9 +797,9 @@ public final class ExprBinder {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: " + SqlPositions.snippet(f));
     }
     Expr arg = null;
-    boolean star = f.isAllColumns()
-        || (f.getParameters() != null && f.getParameters().size() == 1
-            && f.getParameters().get(0) instanceof net.sf.jsqlparser.statement.select.AllColumns);
+    // JSqlParser's isAllColumns() is the ALL set quantifier (min(ALL x) is min(x)), not a star
+    boolean star = f.getParameters() != null && f.getParameters().size() == 1
+        && f.getParameters().get(0) instanceof net.sf.jsqlparser.statement.select.AllColumns;
     if (star) {
       if (agg != AggFunc.COUNT) throw new QuiverException(ErrorCode.INVALID_QUERY, name + "(*) is not valid; only count(*) is");
     } else {

@@ -10,50 +10,56 @@ import java.nio.charset.StandardCharsets;
  * CASE in the text, checked before parsing because JSqlParser's time and stack grow with the nesting; and
  * the bound expression tree, so that no recursive walk of it overflows the stack); the items of one IN
  * list; the relations (tables, derived tables, CTE references) the FROM clauses of a statement join, since
- * join ordering is superlinear in them; and how long parsing may take ({@code parseMillis} plus {@code
- * parseMillisPerMiB} for each MiB of text: JSqlParser can take exponential time on a few hundred characters
- * of odd SQL).
+ * join ordering is superlinear in them; and the parse cost, counted from the statement's tokens before
+ * JSqlParser runs (see {@link SqlText#parseCost}): JSqlParser's time grows three- to eightfold with each level
+ * of subqueries nested inside expressions. Every limit counts work, never time, so a statement plans or fails the same way
+ * however busy the machine is.
  */
 public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInListItems, int maxRelations,
-    long parseMillis, long parseMillisPerMiB) {
+    long maxParseCost) {
   public static final long DEFAULT_MAX_STATEMENT_BYTES = 1L << 20;
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
   public static final int DEFAULT_MAX_RELATIONS = 64;
+  /** 1 + 5 + … + 5^5: a chain of subqueries nested 5 levels deep in expressions, or more shallower ones. */
+  public static final long DEFAULT_MAX_PARSE_COST = 3_906;
   public static final SqlLimits DEFAULT = new SqlLimits(DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_MAX_NESTING_DEPTH,
-      DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, 2_000, 10_000);
+      DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, DEFAULT_MAX_PARSE_COST);
 
   public SqlLimits {
-    if (maxStatementBytes <= 0 || maxNestingDepth <= 0 || maxInListItems <= 0 || maxRelations <= 0 || parseMillis <= 0
-        || parseMillisPerMiB < 0) {
+    if (maxStatementBytes <= 0 || maxNestingDepth <= 0 || maxInListItems <= 0 || maxRelations <= 0 || maxParseCost <= 0) {
       throw new IllegalArgumentException("SQL limits must be positive");
     }
   }
 
   public SqlLimits withMaxStatementBytes(long bytes) {
-    return new SqlLimits(bytes, maxNestingDepth, maxInListItems, maxRelations, parseMillis, parseMillisPerMiB);
+    return new SqlLimits(bytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost);
   }
 
   public SqlLimits withMaxNestingDepth(int depth) {
-    return new SqlLimits(maxStatementBytes, depth, maxInListItems, maxRelations, parseMillis, parseMillisPerMiB);
+    return new SqlLimits(maxStatementBytes, depth, maxInListItems, maxRelations, maxParseCost);
   }
 
   public SqlLimits withMaxInListItems(int items) {
-    return new SqlLimits(maxStatementBytes, maxNestingDepth, items, maxRelations, parseMillis, parseMillisPerMiB);
-  }
-
-  /** Parsing may take {@code millis} plus {@link #parseMillisPerMiB} per MiB of text. */
-  public SqlLimits withParseMillis(long millis) {
-    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, millis, parseMillisPerMiB);
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, items, maxRelations, maxParseCost);
   }
 
   public SqlLimits withMaxRelations(int relations) {
-    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, relations, parseMillis, parseMillisPerMiB);
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, relations, maxParseCost);
   }
 
-  /** How long parsing {@code sql} may take. */
-  long parseBudgetMillis(String sql) {
-    return parseMillis + (long) (parseMillisPerMiB * (sql.length() / (double) (1 << 20)));
+  /** The parse cost a statement may have (units: see {@link SqlText#parseCost}). */
+  public SqlLimits withMaxParseCost(long units) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, units);
+  }
+
+  /** Fails a statement whose estimated parse cost is over {@link #maxParseCost}. */
+  void checkParseCost(String sql, SqlText.Cost cost) {
+    if (cost.units() <= maxParseCost) return;
+    throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is too complex to parse: its subqueries nested in "
+        + "expressions cost " + cost.units() + " units, over the limit of " + maxParseCost + " (each level of parentheses "
+        + "around a subquery multiplies the cost by 5; the deepest, " + cost.deepestSubquery() + " levels, is at "
+        + cost.deepestAt() + ")");
   }
 
   /** Fails a statement longer than {@link #maxStatementBytes} UTF-8 bytes. */
@@ -102,6 +108,7 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
 
   /** Whether the keyword {@code w} (upper case) starts at {@code i} as a whole word. */
   private static boolean word(String sql, int i, String w) {
+    if (Character.toUpperCase(sql.charAt(i)) != w.charAt(0)) return false;
     if (i + w.length() > sql.length() || !sql.regionMatches(true, i, w, 0, w.length())) return false;
     boolean before = i == 0 || !isWordChar(sql.charAt(i - 1));
     boolean after = i + w.length() == sql.length() || !isWordChar(sql.charAt(i + w.length()));

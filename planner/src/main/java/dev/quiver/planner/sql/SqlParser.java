@@ -2,29 +2,42 @@ package dev.quiver.planner.sql;
 
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.parser.CCJSqlParser;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.parser.ParseException;
+import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.parser.TokenMgrException;
 import net.sf.jsqlparser.statement.Statement;
 
 /**
  * Parses SQL text with JSqlParser; a syntax error becomes a {@link QuiverException} with {@code line:column}.
- * The {@link SqlLimits} are checked first (size, nesting), and parsing gets a time budget: JSqlParser first
- * parses without its "complex" expression rules and retries with them when that fails and the text nests at
- * most 10 deep (as {@code CCJSqlParserUtil.parse} does), both within the one budget. A parser that runs out
- * of time is told to stop and its thread is left to finish.
+ * Before JSqlParser runs, {@link SqlLimits} check the size and nesting of the text and {@link SqlText} rewrites
+ * it (same length, so positions hold): runs of unary signs collapsed, one statement only, long IN lists of
+ * literals read directly; and its parse cost is counted from its tokens and checked. No limit depends on time.
+ * JSqlParser first parses without its "complex" expression rules and retries with them when that fails and
+ * the text's parentheses nest at most {@value #COMPLEX_PARSING_MAX_NESTING} deep (the complex rules take time
+ * exponential in the nesting, about fivefold per level on a statement that fails: 6 levels took 13 s). They
+ * are needed for BOOLEAN expressions as function arguments, {@code THEN a = b}, {@code (a > 1) IS TRUE}. A
+ * syntax error is reported from the token where the parser stopped, without JSqlParser's list of expected
+ * tokens, whose computation re-runs every lookahead (6 levels of subqueries: 8 s).
  */
 public final class SqlParser {
-  /** JSqlParser's own bound for the retry with complex parsing. */
-  private static final int COMPLEX_PARSING_MAX_NESTING = 10;
+  /** How deep parentheses may nest for the retry with JSqlParser's complex parsing. */
+  static final int COMPLEX_PARSING_MAX_NESTING = 4;
+  /**
+   * A safety net, not a budget: a statement within the limits parses in well under a second; one that still
+   * runs this long (a shape the parse cost does not see) is stopped so that it cannot hold a thread for hours.
+   */
+  static final long SAFETY_NET_SECONDS = 60;
   private static final ExecutorService PARSERS = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "quiver-sql-parser");
+    Thread t = new Thread(null, r, "quiver-sql-parser", 16L << 20);
     t.setDaemon(true);
     return t;
   });
@@ -41,39 +54,69 @@ public final class SqlParser {
     }
     limits.checkLength(sql);
     limits.checkNesting(sql);
-    long budget = limits.parseBudgetMillis(sql);
-    long deadline = System.nanoTime() + budget * 1_000_000L;
+    SqlText.Prepared prepared = SqlText.prepare(sql);
+    if (prepared.tokens().isEmpty()) {
+      throw new QuiverException(ErrorCode.SYNTAX_ERROR, "syntax error at 1:1: empty statement");
+    }
+    SqlText.Cost cost = SqlText.parseCost(sql, prepared.tokens());
+    limits.checkParseCost(sql, cost);
+    String text = prepared.text();
+    Statement statement;
     try {
       try {
-        return parse(sql, false, budget);
+        statement = parse(text, false);
       } catch (JSQLParserException simple) {
-        long left = (deadline - System.nanoTime()) / 1_000_000L;
-        if (timedOut(simple) || left <= 0 || CCJSqlParserUtil.getNestingDepth(sql) > COMPLEX_PARSING_MAX_NESTING) {
-          throw simple;
-        }
-        return parse(sql, true, left);
+        if (causedBy(simple, StackOverflowError.class) || cost.maxParenDepth() > COMPLEX_PARSING_MAX_NESTING) throw simple;
+        statement = parse(text, true);
       }
     } catch (JSQLParserException e) {
-      if (timedOut(e)) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is too complex: it could not be parsed within "
-            + budget + " ms", e);
-      }
       if (causedBy(e, StackOverflowError.class)) throw limits.tooDeep(sql, -1);
-      throw syntaxError(sql, e);
+      throw syntaxError(sql, prepared, e);
     } catch (StackOverflowError e) {
       throw limits.tooDeep(sql, -1);
+    } catch (QuiverException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new QuiverException(ErrorCode.SYNTAX_ERROR, "syntax error: the statement could not be parsed", e);
     }
+    SqlText.restoreInLists(statement, prepared.inLists());
+    return statement;
   }
 
-  private static Statement parse(String sql, boolean complex, long timeoutMillis) throws JSQLParserException {
-    CCJSqlParser parser = CCJSqlParserUtil.newParser(sql).withAllowComplexParsing(complex).withTimeOut(timeoutMillis);
-    return CCJSqlParserUtil.parseStatement(parser, PARSERS);
+  /** A parser whose syntax errors are cheap: the token it stopped at, not the tokens it expected. */
+  private static final class Parser extends CCJSqlParser {
+    Parser(String sql) {
+      super(new StringProvider(sql));
+    }
+
+    @Override
+    public ParseException generateParseException() {
+      ParseException e = new ParseException("unexpected token");
+      e.currentToken = token;
+      return e;
+    }
   }
 
-  private static boolean timedOut(JSQLParserException e) {
-    return causedBy(e, TimeoutException.class);
+  private static Statement parse(String sql, boolean complex) throws JSQLParserException {
+    CCJSqlParser parser = new Parser(sql).withAllowComplexParsing(complex);
+    Future<Statement> future = PARSERS.submit(parser::Statement);
+    try {
+      return future.get(SAFETY_NET_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      parser.interrupted = true;
+      future.cancel(true);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is too complex: it could not be parsed within "
+          + SAFETY_NET_SECONDS + " s", e);
+    } catch (InterruptedException e) {
+      parser.interrupted = true;
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new QuiverException(ErrorCode.CANCELLED, "parsing was interrupted", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof StackOverflowError so) throw so;
+      throw new JSQLParserException(cause);
+    }
   }
 
   private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
@@ -81,7 +124,13 @@ public final class SqlParser {
     return false;
   }
 
-  private static QuiverException syntaxError(String sql, JSQLParserException e) {
+  /** {@code line:column} in the user's text of a position the parser reports in the prepared text. */
+  private static String where(String sql, SqlText.Prepared prepared, int line, int column) {
+    if (prepared.cuts().length == 0) return line + ":" + column;
+    return SqlPositions.at(sql, prepared.original(prepared.offsetOf(line, column)));
+  }
+
+  private static QuiverException syntaxError(String sql, SqlText.Prepared prepared, JSQLParserException e) {
     Throwable cause = e;
     while (cause != null && !(cause instanceof ParseException) && !(cause instanceof TokenMgrException)) {
       cause = cause.getCause();
@@ -90,11 +139,11 @@ public final class SqlParser {
       Token bad = pe.currentToken.next != null ? pe.currentToken.next : pe.currentToken;
       String near = bad.image == null || bad.image.isEmpty() ? "end of input" : "'" + SqlPositions.snippet(bad.image) + "'";
       return new QuiverException(ErrorCode.SYNTAX_ERROR,
-          "syntax error at " + bad.beginLine + ":" + bad.beginColumn + ": unexpected " + near, e);
+          "syntax error at " + where(sql, prepared, bad.beginLine, bad.beginColumn) + ": unexpected " + near, e);
     }
     String msg = String.valueOf(cause != null ? cause.getMessage() : e.getMessage());
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("line (\\d+), column (\\d+)").matcher(msg);
-    String where = m.find() ? m.group(1) + ":" + m.group(2) : "1:1";
+    String where = m.find() ? where(sql, prepared, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) : "1:1";
     if (cause instanceof TokenMgrException) {
       // "Lexical error at line 1, column 9.  Encountered: <EOF> after prefix \"'abc\"": an unclosed quote, or a
       // character that starts no token

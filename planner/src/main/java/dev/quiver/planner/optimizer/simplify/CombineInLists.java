@@ -9,9 +9,10 @@ import java.util.Map;
 /**
  * Set algebra on IN lists of one expression (lists without NULL items only): AND intersects IN lists,
  * unites NOT IN lists and subtracts NOT IN from IN; OR unites IN lists and equalities and intersects
- * NOT IN lists.
- * <p>Before: {@code c IN (1, 2, 3, 4) AND c IN (4, 5)}, {@code c = 1 OR c = 2 OR c = 3};
- * after: {@code c IN (4)}, {@code c IN (1, 2, 3)}.
+ * NOT IN lists. An equality is a one-item IN list under OR, an inequality a one-item NOT IN list under AND,
+ * so that a long chain of them becomes one list, which the kernels probe in a hash set.
+ * <p>Before: {@code c IN (1, 2, 3, 4) AND c IN (4, 5)}, {@code c = 1 OR c = 2 OR c = 3},
+ * {@code c <> 1 AND c <> 2 AND c <> 3}; after: {@code c IN (4)}, {@code c IN (1, 2, 3)}, {@code c NOT IN (1, 2, 3)}.
  * <p>Legal because without NULL items {@code c IN S} is TRUE iff c is in S and NULL iff c is NULL; an
  * empty result is a null guard, not a bare TRUE / FALSE.
  */
@@ -33,9 +34,10 @@ public final class CombineInLists implements ChainRule {
       }
       return new Member(in.value(), in.negated(), items);
     }
-    if (!and && t instanceof Expr.Comparison c && c.op() == Expr.CmpOp.EQ && c.right() instanceof Expr.Literal l
+    // OR: c = lit is c IN (lit); AND: c <> lit is c NOT IN (lit)
+    if (t instanceof Expr.Comparison c && c.op() == (and ? Expr.CmpOp.NE : Expr.CmpOp.EQ) && c.right() instanceof Expr.Literal l
         && l.value() != null && !ExprFacts.isVolatile(c.left()) && !(c.left() instanceof Expr.Literal)) {
-      return new Member(c.left(), false, List.of(l));
+      return new Member(c.left(), and, List.of(l));
     }
     return null;
   }

@@ -1,0 +1,372 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import net.sf.jsqlparser.expression.DoubleValue;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.LongValue;
+import net.sf.jsqlparser.expression.NullValue;
+import net.sf.jsqlparser.expression.SignedExpression;
+import net.sf.jsqlparser.expression.StringValue;
+
+/**
+ * A light lexer over a statement's text that runs before JSqlParser and rewrites the text, keeping every
+ * character's position except in a cut-out IN list, so that the parser's {@code line:column} can be mapped
+ * back into the user's text:
+ * <ul>
+ *   <li>a run of unary signs ({@code - - 4}, {@code + - c}), which JSqlParser cannot parse, becomes the one
+ *       sign it amounts to (the others blanked): {@code - - 4} is {@code   + 4};</li>
+ *   <li>text after the first {@code ;} other than more {@code ;}, blanks and comments is refused (one statement
+ *       at a time); trailing {@code ;} are blanked;</li>
+ *   <li>a long IN list of literals (JSqlParser's time grows faster than linearly in its length: 100,000 items
+ *       took 20 s) is cut out and replaced by a placeholder name, its items read here and put back into the
+ *       parsed tree by {@link #restoreInLists}; {@link Prepared#original} maps positions back;</li>
+ *   <li>the parse cost of the statement is estimated from its tokens (see {@link #parseCost}), deterministically,
+ *       before JSqlParser runs.</li>
+ * </ul>
+ * Quoted strings and names and comments are skipped.
+ */
+final class SqlText {
+  /** IN lists with at least this many literal items skip JSqlParser. */
+  static final int FAST_IN_LIST_ITEMS = 32;
+  static final String PLACEHOLDER = "__quiver_in_list_";
+
+  enum Kind { WORD, QUOTED, STRING, NUMBER, PUNCT }
+
+  record Token(Kind kind, int start, int end, String text) {
+    boolean is(String p) {
+      return (kind == Kind.PUNCT || kind == Kind.WORD) && text.equalsIgnoreCase(p);
+    }
+  }
+
+  /**
+   * The rewritten text, the literal IN lists taken out of it (in placeholder order) and the tokens of the
+   * statement. The text has the user's length except where an IN list was cut out; {@link #original} maps an
+   * offset in it back to the user's text.
+   */
+  record Prepared(String text, List<List<Expression>> inLists, List<Token> tokens, int[] cuts) {
+    /** The offset in the user's text of offset {@code at} of {@link #text}. */
+    int original(int at) {
+      int delta = 0;
+      for (int k = 0; k < cuts.length; k += 3) {
+        // cuts: (start in text, end in text, end in the user's text) of each placeholder
+        if (at < cuts[k + 1]) return at < cuts[k] ? at + delta : cuts[k] + delta;
+        delta = cuts[k + 2] - cuts[k + 1];
+      }
+      return at + delta;
+    }
+
+    /** The offset in {@link #text} of a parser's {@code line:column} (both from 1). */
+    int offsetOf(int line, int column) {
+      int at = 0;
+      for (int l = 1; l < line && at < text.length(); at++) if (text.charAt(at) == '\n') l++;
+      return Math.min(text.length(), at + Math.max(0, column - 1));
+    }
+  }
+
+  /** Keywords after which a sign starts an operand (so is unary); after any other word, it is binary. */
+  private static final Set<String> OPERAND_START = Set.of("SELECT", "WHERE", "AND", "OR", "NOT", "WHEN", "THEN", "ELSE",
+      "CASE", "IN", "IS", "BETWEEN", "LIKE", "ILIKE", "ON", "HAVING", "BY", "DISTINCT", "ALL", "ANY", "SOME", "RETURN",
+      "LIMIT", "OFFSET", "ESCAPE", "DIV", "MOD", "VALUES", "ROW", "INTERVAL", "SET", "AS", "FROM", "FOR", "TO", "USING");
+
+  private SqlText() {}
+
+  static Prepared prepare(String sql) {
+    List<Token> tokens = tokenize(sql);
+    char[] out = sql.toCharArray();
+    int end = statementEnd(sql, tokens, out);
+    if (end < tokens.size()) tokens = tokens.subList(0, end);
+    collapseSigns(tokens, out);
+    List<List<Expression>> lists = new ArrayList<>();
+    List<int[]> regions = new ArrayList<>();
+    if (!sql.contains(PLACEHOLDER)) extractInLists(tokens, out, lists, regions);
+    if (regions.isEmpty()) return new Prepared(new String(out), lists, tokens, new int[0]);
+    // cut each list out (JSqlParser reads even blanks at about a microsecond a character)
+    StringBuilder text = new StringBuilder(out.length);
+    int[] cuts = new int[regions.size() * 3];
+    int from = 0;
+    for (int k = 0; k < regions.size(); k++) {
+      int[] r = regions.get(k);
+      text.append(out, from, r[0] - from);
+      cuts[3 * k] = text.length();
+      text.append(PLACEHOLDER).append(k);
+      cuts[3 * k + 1] = text.length();
+      cuts[3 * k + 2] = r[1];
+      from = r[1];
+    }
+    text.append(out, from, out.length - from);
+    return new Prepared(text.toString(), lists, tokens, cuts);
+  }
+
+  /** Tokens of {@code sql}: unclosed quotes and comments run to the end (the parser reports them). */
+  static List<Token> tokenize(String sql) {
+    List<Token> tokens = new ArrayList<>();
+    int n = sql.length();
+    int i = 0;
+    while (i < n) {
+      char c = sql.charAt(i);
+      if (Character.isWhitespace(c)) {
+        i++;
+      } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+        while (i < n && sql.charAt(i) != '\n') i++;
+      } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+        int e = sql.indexOf("*/", i + 2);
+        i = e < 0 ? n : e + 2;
+      } else if (c == '\'' || c == '"' || c == '`') {
+        int j = i + 1;
+        while (j < n) {
+          if (sql.charAt(j) == c) {
+            if (j + 1 < n && sql.charAt(j + 1) == c) {
+              j += 2;
+              continue;
+            }
+            break;
+          }
+          j++;
+        }
+        int e = Math.min(n, j + 1);
+        tokens.add(new Token(c == '\'' ? Kind.STRING : Kind.QUOTED, i, e, sql.substring(i, e)));
+        i = e;
+      } else if (Character.isDigit(c) || c == '.' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))) {
+        int j = i;
+        while (j < n && (Character.isDigit(sql.charAt(j)) || sql.charAt(j) == '.')) j++;
+        if (j < n && (sql.charAt(j) == 'e' || sql.charAt(j) == 'E')) {
+          int k = j + 1;
+          if (k < n && (sql.charAt(k) == '+' || sql.charAt(k) == '-')) k++;
+          if (k < n && Character.isDigit(sql.charAt(k))) {
+            j = k;
+            while (j < n && Character.isDigit(sql.charAt(j))) j++;
+          }
+        }
+        // 12abc is no number to us (the parser decides what it is)
+        Kind kind = j < n && isWordChar(sql.charAt(j)) ? Kind.WORD : Kind.NUMBER;
+        while (kind == Kind.WORD && j < n && isWordChar(sql.charAt(j))) j++;
+        tokens.add(new Token(kind, i, j, sql.substring(i, j)));
+        i = j;
+      } else if (isWordChar(c)) {
+        int j = i;
+        while (j < n && isWordChar(sql.charAt(j))) j++;
+        tokens.add(new Token(Kind.WORD, i, j, sql.substring(i, j)));
+        i = j;
+      } else {
+        int len = Character.charCount(sql.codePointAt(i));
+        tokens.add(new Token(Kind.PUNCT, i, i + len, sql.substring(i, i + len)));
+        i += len;
+      }
+    }
+    return tokens;
+  }
+
+  /** What {@link #parseCost} found. */
+  record Cost(long units, int deepestSubquery, String deepestAt, int maxParenDepth) {}
+
+  /**
+   * JSqlParser's work on a statement, estimated from its tokens. Its syntactic lookahead rescans a subquery
+   * inside an expression for each level of parentheses around it, so its time grows with each parenthesis that
+   * encloses a SELECT: about threefold when the statement parses (10 levels of scalar or IN subqueries took a
+   * second), up to eightfold when it has a syntax error deep inside (6 levels of scalar subqueries: 15 s), while
+   * derived tables in FROM, EXISTS and plain parentheses cost little. The estimate is the sum over SELECT
+   * keywords of 5^(the parentheses around it, not counting those opened right after FROM, JOIN or EXISTS).
+   */
+  static Cost parseCost(String sql, List<Token> tokens) {
+    java.util.ArrayDeque<Boolean> open = new java.util.ArrayDeque<>(); // per open '(': does it count?
+    int counted = 0;
+    long units = 0;
+    int deepest = -1;
+    int deepestAt = 0;
+    int maxDepth = 0;
+    for (int i = 0; i < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.is("(")) {
+        Token prev = i > 0 ? tokens.get(i - 1) : null;
+        boolean cheap = prev != null && (prev.is("FROM") || prev.is("JOIN") || prev.is("EXISTS"));
+        open.push(!cheap);
+        if (!cheap) counted++;
+        maxDepth = Math.max(maxDepth, open.size());
+      } else if (t.is(")")) {
+        if (!open.isEmpty() && open.pop()) counted--;
+      } else if (t.is("SELECT")) {
+        units = Math.min(Long.MAX_VALUE / 4, units + pow5(counted));
+        if (counted > deepest) {
+          deepest = counted;
+          deepestAt = t.start();
+        }
+      }
+    }
+    return new Cost(units, Math.max(deepest, 0), SqlPositions.at(sql, deepestAt), maxDepth);
+  }
+
+  private static long pow5(int n) {
+    long r = 1;
+    for (int i = 0; i < n && r < Long.MAX_VALUE / 25; i++) r *= 5;
+    return r;
+  }
+
+  /**
+   * Puts the IN lists taken out by {@link #prepare} back into the parsed tree: each list whose only item is
+   * the placeholder column {@code __quiver_in_list_k} gets the k-th list's items. The tree is walked through
+   * the fields of JSqlParser's classes and the lists they hold, without recursion.
+   */
+  static void restoreInLists(Object root, List<List<Expression>> lists) {
+    if (lists.isEmpty()) return;
+    java.util.IdentityHashMap<Object, Boolean> seen = new java.util.IdentityHashMap<>();
+    java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
+    todo.push(root);
+    int restored = 0;
+    while (!todo.isEmpty() && restored < lists.size()) {
+      Object o = todo.pop();
+      if (o == null || seen.put(o, Boolean.TRUE) != null) continue;
+      if (o instanceof net.sf.jsqlparser.expression.operators.relational.ExpressionList<?> list && list.size() == 1
+          && list.get(0) instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null
+          && c.getColumnName().startsWith(PLACEHOLDER)) {
+        int k = Integer.parseInt(c.getColumnName().substring(PLACEHOLDER.length()));
+        @SuppressWarnings("unchecked")
+        List<Expression> target = (List<Expression>) list;
+        target.clear();
+        target.addAll(lists.get(k));
+        restored++;
+        continue;
+      }
+      if (o instanceof Iterable<?> it) {
+        for (Object x : it) if (isNode(x)) todo.push(x);
+      }
+      if (o instanceof java.util.Map<?, ?> m) {
+        for (Object x : m.values()) if (isNode(x)) todo.push(x);
+      }
+      if (o.getClass().getName().startsWith("net.sf.jsqlparser.")) {
+        for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+          for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+            if (java.lang.reflect.Modifier.isStatic(f.getModifiers()) || f.getType().isPrimitive()) continue;
+            try {
+              f.setAccessible(true);
+              Object v = f.get(o);
+              if (isNode(v)) todo.push(v);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+              // not a part of the tree we can read
+            }
+          }
+        }
+      }
+    }
+    if (restored < lists.size()) throw new IllegalStateException("IN list placeholders not found in the parsed statement");
+  }
+
+  /** Whether {@code v} may hold parts of a parsed statement (not parser state, tokens or strings). */
+  private static boolean isNode(Object v) {
+    if (v == null) return false;
+    if (v instanceof java.util.Collection<?> || v instanceof java.util.Map<?, ?>) return true;
+    String n = v.getClass().getName();
+    return n.startsWith("net.sf.jsqlparser.") && !n.startsWith("net.sf.jsqlparser.parser.");
+  }
+
+  private static boolean isWordChar(char c) {
+    return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+  }
+
+  /**
+   * The index of the first token after the statement: the statement ends at its first {@code ;}; only more
+   * {@code ;} may follow (blanked in {@code out}). Anything else is a second statement: an error.
+   */
+  private static int statementEnd(String sql, List<Token> tokens, char[] out) {
+    for (int i = 0; i < tokens.size(); i++) {
+      if (!tokens.get(i).is(";")) continue;
+      for (int j = i; j < tokens.size(); j++) {
+        Token t = tokens.get(j);
+        if (!t.is(";")) {
+          throw new QuiverException(ErrorCode.SYNTAX_ERROR, "syntax error at " + SqlPositions.at(sql, t.start())
+              + ": only one statement is allowed, but more text follows the ';' at " + SqlPositions.at(sql, tokens.get(i).start()));
+        }
+        out[t.start()] = ' ';
+      }
+      return i;
+    }
+    return tokens.size();
+  }
+
+  private static boolean isSign(Token t) {
+    return t.is("-") || t.is("+");
+  }
+
+  /** Whether a sign after {@code prev} is binary (prev ends an operand). */
+  private static boolean endsOperand(Token prev) {
+    return switch (prev.kind()) {
+      case NUMBER, STRING, QUOTED -> true;
+      case WORD -> !OPERAND_START.contains(prev.text().toUpperCase(Locale.ROOT));
+      case PUNCT -> prev.is(")") || prev.is("]") || prev.is("?");
+    };
+  }
+
+  /** Each run of two or more unary signs becomes the single sign it amounts to; the others are blanked. */
+  private static void collapseSigns(List<Token> tokens, char[] out) {
+    for (int i = 0; i < tokens.size(); i++) {
+      if (!isSign(tokens.get(i))) continue;
+      int j = i;
+      while (j < tokens.size() && isSign(tokens.get(j))) j++;
+      // tokens i..j-1 are signs; the first is binary after an operand
+      int first = i > 0 && endsOperand(tokens.get(i - 1)) ? i + 1 : i;
+      if (j - first >= 2) {
+        boolean negative = false;
+        for (int k = first; k < j; k++) {
+          negative ^= tokens.get(k).is("-");
+          out[tokens.get(k).start()] = ' ';
+        }
+        out[tokens.get(j - 1).start()] = negative ? '-' : '+';
+      }
+      i = j - 1;
+    }
+  }
+
+  /**
+   * {@code IN (lit, lit, …)} with at least {@link #FAST_IN_LIST_ITEMS} literal items (numbers with optional
+   * signs, strings, NULL) is rewritten to {@code IN (__quiver_in_list_k   …)}, its items read into {@code lists}.
+   */
+  private static void extractInLists(List<Token> tokens, char[] out, List<List<Expression>> lists, List<int[]> regions) {
+    for (int i = 0; i + 1 < tokens.size(); i++) {
+      if (!tokens.get(i).is("IN") || !tokens.get(i + 1).is("(")) continue;
+      List<Expression> items = new ArrayList<>();
+      int k = i + 2;
+      boolean ok = false;
+      while (k < tokens.size()) {
+        int signs = 0;
+        while (k < tokens.size() && isSign(tokens.get(k))) {
+          signs++;
+          k++;
+        }
+        if (k >= tokens.size()) break;
+        Token t = tokens.get(k);
+        Expression item;
+        if (t.kind() == Kind.NUMBER) {
+          boolean decimal = t.text().indexOf('.') >= 0 || t.text().indexOf('e') >= 0 || t.text().indexOf('E') >= 0;
+          if (t.text().length() > ExprBinder.MAX_NUMBER_CHARS) break; // the binder refuses it, with its message
+          Expression v = decimal ? new DoubleValue(t.text()) : new LongValue(t.text());
+          item = v;
+        } else if (t.kind() == Kind.STRING && t.text().length() >= 2 && t.text().endsWith("'") && signs == 0) {
+          item = new StringValue(t.text()); // quoted: JSqlParser strips the quotes (and reads no prefix)
+        } else if (t.is("NULL") && signs == 0) {
+          item = new NullValue();
+        } else {
+          break;
+        }
+        // a run of signs was collapsed into its last one
+        if (signs > 0 && out[tokens.get(k - 1).start()] == '-') item = new SignedExpression('-', item);
+        items.add(item);
+        k++;
+        if (k >= tokens.size()) break;
+        if (tokens.get(k).is(")")) {
+          ok = true;
+          break;
+        }
+        if (!tokens.get(k).is(",")) break;
+        k++;
+      }
+      if (!ok || items.size() < FAST_IN_LIST_ITEMS) continue;
+      regions.add(new int[] {tokens.get(i + 1).end(), tokens.get(k).start()});
+      lists.add(items);
+      i = k;
+    }
+  }
+}
