@@ -3,6 +3,7 @@ package dev.quiver.it;
 import dev.quiver.planner.QuerySettings;
 import dev.quiver.server.QuiverServer;
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,8 +17,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,8 +31,9 @@ import java.util.regex.Pattern;
  * Runs SQLite's sqllogictest files ({@code .test}) against a real Quiver server. Quiver is read-only, so each
  * file's {@code statement} records (CREATE TABLE, INSERT, UPDATE, DELETE, views, ...) build its state in DuckDB;
  * before the first query after a change, every table and view is written as a Parquet file into a fresh data
- * directory and a new server is started on it (a view becomes a table holding its rows at that moment). Queries,
- * and SELECT statements, go to Quiver through the Flight SQL JDBC driver and are compared with the file's expected
+ * directory and a new server is started on it (a view becomes a table holding its rows at that moment; CREATE/DROP
+ * TRIGGER and INDEX and REINDEX are not run: the corpus' triggers only SELECT 1). Queries, and SELECT statements, go
+ * to Quiver through the Flight SQL JDBC driver ({@link #THREADS} connections) and are compared with the file's expected
  * results as sqllogictest prints them: {@code I} as an integer, {@code R} as {@code %.3f}, {@code T} as text
  * ({@code (empty)} for '', characters outside ' '..'~' as '@'), NULL as {@code NULL}; {@code rowsort} sorts the
  * rows and {@code valuesort} the values (by their printed text), and {@code N values hashing to H} is the MD5 of
@@ -37,6 +44,8 @@ final class SqlLogicRunner implements AutoCloseable {
   /** The engine name matched by {@code onlyif} / {@code skipif}: Quiver is none of sqlite, mysql, mssql, ... */
   static final String ENGINE = "quiver";
   static final long STATEMENT_TIMEOUT_MS = 60_000;
+  /** Queries in flight at once (each on its own connection): {@code -Dquiver.sltThreads}, 2 by default. */
+  static final int THREADS = Integer.getInteger("quiver.sltThreads", 2);
   private static final Pattern HASHED = Pattern.compile("(\\d+) values hashing to ([0-9a-f]{32})");
 
   enum Kind { STATEMENT, QUERY, HALT, HASH_THRESHOLD }
@@ -82,7 +91,8 @@ final class SqlLogicRunner implements AutoCloseable {
 
   private final Path work;
   private QuiverServer server;
-  private Connection quiver;
+  /** Connections to the current server, one per thread sending queries. */
+  private final List<Connection> connections = new ArrayList<>();
   private int states;
 
   SqlLogicRunner(Path work) {
@@ -153,6 +163,7 @@ final class SqlLogicRunner implements AutoCloseable {
   /** Runs one file; {@code name} is how results name it. Returns the outcome of every query it sent to Quiver. */
   List<Result> run(String name, List<String> lines) throws Exception {
     List<Result> results = new ArrayList<>();
+    List<Record> pending = new ArrayList<>();
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
       boolean dirty = true;
       for (Record r : parse(lines)) {
@@ -161,6 +172,7 @@ final class SqlLogicRunner implements AutoCloseable {
         if (r.kind() == Kind.HASH_THRESHOLD) continue;
         boolean select = r.sql().stripLeading().toUpperCase(Locale.ROOT).startsWith("SELECT");
         if (r.kind() == Kind.STATEMENT && !select) {
+          flush(name, pending, results);
           dirty |= reference(duck, name, r);
           continue;
         }
@@ -168,14 +180,38 @@ final class SqlLogicRunner implements AutoCloseable {
           serve(duck);
           dirty = false;
         }
-        long t0 = System.nanoTime();
-        Result result = check(name, r);
-        results.add(result.withMillis((System.nanoTime() - t0) / 1_000_000));
+        pending.add(r);
       }
+      flush(name, pending, results);
     } finally {
       stopServer();
     }
     return results;
+  }
+
+  /** Sends the pending records to the current server, {@link #THREADS} at a time, in file order in the results. */
+  private void flush(String file, List<Record> pending, List<Result> results) throws Exception {
+    if (pending.isEmpty()) return;
+    Result[] out = new Result[pending.size()];
+    AtomicInteger next = new AtomicInteger();
+    List<Future<?>> workers = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(connections.size());
+    try {
+      for (Connection c : connections) {
+        workers.add(pool.submit(() -> {
+          for (int i; (i = next.getAndIncrement()) < out.length; ) {
+            long t0 = System.nanoTime();
+            out[i] = check(c, file, pending.get(i)).withMillis((System.nanoTime() - t0) / 1_000_000);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> w : workers) w.get();
+    } finally {
+      pool.shutdownNow();
+    }
+    results.addAll(List.of(out));
+    pending.clear();
   }
 
   /** Runs a state-changing statement in DuckDB; true when it may have changed the state. */
@@ -213,7 +249,7 @@ final class SqlLogicRunner implements AutoCloseable {
   static String lastAssignmentWins(String sql) {
     Matcher m = Pattern.compile("(?is)^(UPDATE\\s+\\S+\\s+SET\\s+)(.*?)(\\s+WHERE\\s+.*)?$").matcher(sql.strip());
     if (!m.matches()) return sql;
-    java.util.LinkedHashMap<String, String> assignments = new java.util.LinkedHashMap<>();
+    LinkedHashMap<String, String> assignments = new LinkedHashMap<>();
     int depth = 0;
     int from = 0;
     String set = m.group(2);
@@ -256,21 +292,21 @@ final class SqlLogicRunner implements AutoCloseable {
     stopServer();
     server = QuiverServer.start(dir.toString(), "127.0.0.1", 0, QuiverServer.DEFAULT_QUERY_MEMORY,
         QuerySettings.DEFAULT.withStatementTimeoutMs(STATEMENT_TIMEOUT_MS));
-    quiver = DriverManager.getConnection(server.jdbcUrl());
+    for (int i = 0; i < THREADS; i++) connections.add(DriverManager.getConnection(server.jdbcUrl()));
     serverStarts++;
   }
 
   private void stopServer() throws Exception {
-    if (quiver != null) quiver.close();
+    for (Connection c : connections) c.close();
+    connections.clear();
     if (server != null) server.close();
-    quiver = null;
     server = null;
   }
 
-  private Result check(String file, Record r) {
+  private static Result check(Connection quiver, String file, Record r) {
     List<List<Object>> rows;
     try {
-      rows = query(r.sql());
+      rows = query(quiver, r.sql());
     } catch (SQLException e) {
       String error = flightError(e);
       if (r.kind() == Kind.STATEMENT && r.expectError()) return new Result(file, r.line(), Outcome.PASS, error);
@@ -286,7 +322,7 @@ final class SqlLogicRunner implements AutoCloseable {
         : new Result(file, r.line(), Outcome.WRONG, r.sql() + "\n" + mismatch);
   }
 
-  private List<List<Object>> query(String sql) throws SQLException {
+  private static List<List<Object>> query(Connection quiver, String sql) throws SQLException {
     try (Statement s = quiver.createStatement(); ResultSet rs = s.executeQuery(sql)) {
       int n = rs.getMetaData().getColumnCount();
       List<List<Object>> out = new ArrayList<>();
@@ -398,7 +434,7 @@ final class SqlLogicRunner implements AutoCloseable {
 
   /** SQLite's text of a REAL ({@code %!.15g}): 15 significant digits, always with a decimal point. */
   private static String realText(double x) {
-    String s = new BigDecimal(x).round(new java.math.MathContext(15)).stripTrailingZeros().toPlainString();
+    String s = new BigDecimal(x).round(new MathContext(15)).stripTrailingZeros().toPlainString();
     return s.contains(".") ? s : s + ".0";
   }
 
