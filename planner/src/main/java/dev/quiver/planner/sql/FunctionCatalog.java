@@ -19,8 +19,11 @@ public final class FunctionCatalog {
    */
   public record Entry(String name, Category category, String implementation, String example) {}
 
-  /** Registered functions that SQL reaches only through syntax, not by name: {@code ts + INTERVAL '1' DAY}. */
-  public static final List<String> INTERNAL = List.of("add_interval");
+  /**
+   * Registered functions that SQL reaches only through syntax, not by name: {@code ts + INTERVAL '1' DAY},
+   * {@code x LIKE p ESCAPE e}.
+   */
+  public static final List<String> INTERNAL = List.of("add_interval", "like_escape");
 
   public static final List<Entry> ENTRIES = List.of(
       new Entry("abs", Category.NUMERIC, "abs", "abs(-2)"),
