@@ -164,7 +164,8 @@ public class ScanDecodeBenchmark {
   static long scan(FileBase f) {
     long rows = 0;
     try (ParquetScan scan = new ParquetScan(f.catalog, f.table, List.of(ColumnData.COLUMN), new ScanPredicate.Const(true),
-        f.allocator, new ScanMetrics(), QuerySettings.DEFAULT_BATCH_ROWS, false, 1)) {
+        f.allocator, new ScanMetrics(), QuerySettings.DEFAULT_BATCH_ROWS, false,
+        dev.quiver.scan.read.ScanOptions.shared().withThreads(1))) {
       VectorSchemaRoot b;
       while ((b = scan.next()) != null) {
         try (VectorSchemaRoot batch = b) {

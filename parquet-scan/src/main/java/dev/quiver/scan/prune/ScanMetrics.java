@@ -14,6 +14,7 @@ public final class ScanMetrics {
   private final AtomicLong bytesScanned = new AtomicLong();
   private final AtomicLong filesTotal = new AtomicLong();
   private final AtomicLong rowsFilteredLate = new AtomicLong();
+  private final AtomicLong decoderFallbacks = new AtomicLong();
 
   public ScanMetrics() {
     for (PruningLevel l : PruningLevel.values()) pruned.put(l, new AtomicLong());
@@ -27,6 +28,12 @@ public final class ScanMetrics {
   /** Rows whose predicate columns were decoded and failed, so no other column was decoded for them. */
   public void filteredLate(long n) { rowsFilteredLate.addAndGet(n); }
   public long rowsFilteredLate() { return rowsFilteredLate.get(); }
+  /**
+   * Column chunks the own decoders were meant to read but parquet-java's column readers read (a type or
+   * encoding the own decoders do not handle); 0 when the own decoders are off.
+   */
+  public void decoderFallbacks(long n) { decoderFallbacks.addAndGet(n); }
+  public long decoderFallbacks() { return decoderFallbacks.get(); }
 
   public long rowGroupsTotal() { return rowGroupsTotal.get(); }
   public long rowGroupsPruned() { return pruned.values().stream().mapToLong(AtomicLong::get).sum(); }
@@ -34,7 +41,7 @@ public final class ScanMetrics {
   public long rowsScanned() { return rowsScanned.get(); }
   public long bytesScanned() { return bytesScanned.get(); }
 
-  /** The metrics in EXPLAIN ANALYZE order, as {@code key -> value}. */
+  /** The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code decoder_fallbacks} only if not 0. */
   public Map<String, Long> asMap() {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("files", filesTotal.get());
@@ -48,6 +55,7 @@ public final class ScanMetrics {
     m.put("rows_scanned", rowsScanned());
     m.put("bytes_scanned", bytesScanned());
     m.put("rows_filtered_late", rowsFilteredLate.get());
+    if (decoderFallbacks.get() != 0) m.put("decoder_fallbacks", decoderFallbacks.get());
     return m;
   }
 }

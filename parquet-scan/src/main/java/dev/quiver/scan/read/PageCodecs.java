@@ -13,12 +13,10 @@ import org.xerial.snappy.Snappy;
  * Page decompression for the scan: ZSTD and SNAPPY pages are decompressed in one call from the page's
  * bytes into an array of the page's declared size (parquet-java streams them through a decompressor
  * stream and copies the result again); every other codec goes to parquet-java's own factory. A page whose
- * data does not decompress to exactly its declared size fails as corrupt.
+ * data does not decompress to exactly its declared size fails as corrupt. Used unless
+ * {@link ScanOptions#ownCodecs()} is off.
  */
 final class PageCodecs implements CompressionCodecFactory {
-  /** Off with {@code -Dquiver.scan.codecs=parquet-java}, to compare. */
-  static final boolean ENABLED = !"parquet-java".equals(System.getProperty("quiver.scan.codecs"));
-
   private final CodecFactory fallback;
 
   PageCodecs(CodecFactory fallback) {

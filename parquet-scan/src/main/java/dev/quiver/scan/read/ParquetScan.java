@@ -21,8 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -61,23 +59,11 @@ import org.apache.parquet.schema.Type;
  * A scan with no projected columns (e.g. {@code count(*)}) answers from row-group metadata alone.
  *
  * <p>Row groups are read in parallel: each is a task (prune, then read its surviving pages into
- * batches) run on a pool shared by all queries and sized to the cores; up to {@code parallelism} tasks
- * of one scan run ahead of the consumer. Batches come out in file and row-group order, so results do
+ * batches) run on the executor of the {@link ScanOptions} (the server's pool, shared by its queries); up to
+ * {@code threads} tasks of one scan run ahead of the consumer. Batches come out in file and row-group order, so results do
  * not depend on timing. Closing the scan stops its tasks and releases every batch not handed out.
  */
 public final class ParquetScan implements AutoCloseable {
-  /** The shared reader pool: one thread per core, daemon threads. */
-  private static final ExecutorService POOL = Executors.newFixedThreadPool(defaultParallelism(), r -> {
-    Thread t = new Thread(r, "quiver-scan");
-    t.setDaemon(true);
-    return t;
-  });
-
-  /** Row groups read concurrently per scan: {@code -Dquiver.scan.threads}, else the number of cores. */
-  public static int defaultParallelism() {
-    return Math.max(1, Integer.getInteger("quiver.scan.threads", Runtime.getRuntime().availableProcessors()));
-  }
-
   private final ParquetTable table;
   private final List<Field> fields;
   private final ScanPredicate predicate;
@@ -88,20 +74,7 @@ public final class ParquetScan implements AutoCloseable {
   private final boolean usePageIndex;
   private final int parallelism;
   private final RowFilter rowFilter;
-  /** Quiver's own page decoders ({@code -Dquiver.scan.decoders=parquet-java} turns them off, to compare). */
-  private static final boolean useOwnDecoders = !"parquet-java".equals(System.getProperty("quiver.scan.decoders"));
-
-  /** Column chunks that Quiver's own decoders were meant to read but parquet-java's readers read. */
-  private static final java.util.concurrent.atomic.AtomicLong ownDecoderMisses = new java.util.concurrent.atomic.AtomicLong();
-
-  /**
-   * How many column chunks (since the JVM started) went to parquet-java's column readers although the
-   * own decoders were on: a type or encoding the own decoders do not handle.
-   * For tests and benchmarks.
-   */
-  public static long ownDecoderMisses() {
-    return ownDecoderMisses.get();
-  }
+  private final ScanOptions options;
 
   /** The row groups still to read, in order. */
   private ArrayDeque<RowGroupTask> todo;
@@ -116,16 +89,17 @@ public final class ParquetScan implements AutoCloseable {
 
   public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
       BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex) {
-    this(catalog, table, columns, predicate, allocator, metrics, batchRows, usePageIndex, defaultParallelism());
+    this(catalog, table, columns, predicate, allocator, metrics, batchRows, usePageIndex, ScanOptions.shared());
   }
 
   /**
    * A scan; with {@code usePageIndex} the column and offset indexes narrow each surviving row group to
    * the pages that might match, and only those pages are read (rows stay aligned across columns).
-   * {@code parallelism} row groups are read ahead concurrently (1: one at a time, on the pool).
+   * {@code options} say how: {@code threads()} row groups are read ahead concurrently (1: one at a time)
+   * on {@code executor()}, with the own decoders and codecs or parquet-java's.
    */
   public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
-      BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex, int parallelism) {
+      BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex, ScanOptions options) {
     this.usePageIndex = usePageIndex;
     this.table = table;
     this.fields = new ArrayList<>();
@@ -139,7 +113,8 @@ public final class ParquetScan implements AutoCloseable {
     this.metrics = metrics;
     this.footers = catalog.footers();
     this.batchRows = batchRows;
-    this.parallelism = Math.max(1, parallelism);
+    this.options = options;
+    this.parallelism = options.threads();
     Set<String> fileColumns = new HashSet<>();
     for (Field f : fields) if (!table.isPartitionColumn(f.getName())) fileColumns.add(f.getName());
     this.rowFilter = predicate == null ? null : RowFilter.of(predicate, fileColumns);
@@ -155,7 +130,7 @@ public final class ParquetScan implements AutoCloseable {
     while (ready.isEmpty()) {
       while (inFlight.size() < parallelism && !todo.isEmpty()) {
         RowGroupTask t = todo.poll();
-        inFlight.add(new Running(t, POOL.submit(t::run)));
+        inFlight.add(new Running(t, options.executor().submit(t::run)));
       }
       if (inFlight.isEmpty()) return null;
       Future<List<VectorSchemaRoot>> f = inFlight.peek().future();
@@ -299,11 +274,11 @@ public final class ParquetScan implements AutoCloseable {
         // Quiver's own batch decoders (for page-index reads they skip to the selected rows themselves);
         // parquet-java's column readers for whatever the own decoders do not handle — if one meets such
         // a page, the row group is read again that way
-        boolean own = useOwnDecoders;
+        boolean own = options.ownDecoders();
         try {
           readRowGroup(reader, ranges, requestedNames, rows, late, own, out);
         } catch (ChunkDecoder.Unsupported fallback) {
-          ownDecoderMisses.addAndGet(requestedNames.size());
+          metrics.decoderFallbacks(requestedNames.size());
           out.forEach(VectorSchemaRoot::close);
           out.clear();
           readRowGroup(reader, ranges, requestedNames, rows, late, false, out);
@@ -335,7 +310,7 @@ public final class ParquetScan implements AutoCloseable {
             if (own && ChunkDecoder.handles(d, fields.get(c).getType())) {
               decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, fields.get(c).getType(), ranges);
             } else {
-              if (own) ownDecoderMisses.incrementAndGet();
+              if (own) metrics.decoderFallbacks(1);
               if (store == null) {
                 store = new ColumnReadStoreImpl(pages, new NoOpGroupConverter(), requested,
                     footer.getFileMetaData().getCreatedBy());
@@ -362,12 +337,12 @@ public final class ParquetScan implements AutoCloseable {
     private ParquetFileReader open() {
       try {
         HadoopReadOptions.Builder builder = HadoopReadOptions.builder(FileSystems.conf());
-        if (PageCodecs.ENABLED) builder.withCodecFactory(new PageCodecs(new org.apache.parquet.hadoop.CodecFactory(FileSystems.conf(), 0)));
-        ParquetReadOptions options = builder.build();
+        if (options.ownCodecs()) builder.withCodecFactory(new PageCodecs(new org.apache.parquet.hadoop.CodecFactory(FileSystems.conf(), 0)));
+        ParquetReadOptions readOptions = builder.build();
         // the planned length (no stat here: the read is checked against the planned version afterwards)
         HadoopInputFile in = HadoopInputFile.fromStatus(
             new FileStatus(file.length(), false, 1, 0, file.modificationTime(), file.path()), FileSystems.conf());
-        ParquetFileReader reader = new ParquetFileReader(in, footer, options, in.newStream());
+        ParquetFileReader reader = new ParquetFileReader(in, footer, readOptions, in.newStream());
         reader.setRequestedSchema(requested);
         return reader;
       } catch (IOException | RuntimeException e) {

@@ -68,7 +68,7 @@ class CatalogRefreshTest {
   private long sum(Catalog catalog, String table, int parallelism, Runnable afterFirstBatch) {
     long sum = 0;
     try (ParquetScan scan = new ParquetScan(catalog, catalog.table(table), List.of("x"), new ScanPredicate.Const(true),
-        allocator, new ScanMetrics(), 100, true, parallelism)) {
+        allocator, new ScanMetrics(), 100, true, dev.quiver.scan.read.ScanOptions.shared().withThreads(parallelism))) {
       boolean first = true;
       VectorSchemaRoot next;
       while ((next = scan.next()) != null) {
