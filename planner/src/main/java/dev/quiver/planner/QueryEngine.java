@@ -11,6 +11,7 @@ import dev.quiver.planner.sql.Analyzer;
 import dev.quiver.planner.sql.Parameters;
 import dev.quiver.planner.sql.SqlLimits;
 import dev.quiver.planner.sql.SqlParser;
+import dev.quiver.scan.read.ScanOptions;
 import dev.quiver.scan.table.Catalog;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -36,6 +37,7 @@ public final class QueryEngine {
   private final Catalog catalog;
   private final QuerySettings defaults;
   private final SqlLimits limits;
+  private final ScanOptions scanOptions;
 
   public QueryEngine(Catalog catalog) {
     this(catalog, QuerySettings.DEFAULT);
@@ -47,9 +49,15 @@ public final class QueryEngine {
 
   /** An engine whose statements must stay within {@code limits} (size, nesting, IN lists, parse time). */
   public QueryEngine(Catalog catalog, QuerySettings defaults, SqlLimits limits) {
+    this(catalog, defaults, limits, ScanOptions.shared());
+  }
+
+  /** As above, its scans reading as {@code scanOptions} say (whose executor the caller owns and closes). */
+  public QueryEngine(Catalog catalog, QuerySettings defaults, SqlLimits limits, ScanOptions scanOptions) {
     this.catalog = catalog;
     this.defaults = defaults;
     this.limits = limits;
+    this.scanOptions = scanOptions;
   }
 
   public QuerySettings defaults() {
@@ -58,6 +66,10 @@ public final class QueryEngine {
 
   public SqlLimits limits() {
     return limits;
+  }
+
+  public ScanOptions scanOptions() {
+    return scanOptions;
   }
 
   public Catalog catalog() {
@@ -130,8 +142,8 @@ public final class QueryEngine {
 
   /** Runs a prepared query; its scans call {@code cancellation} between batches. */
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator, Cancellation cancellation) {
-    Operator root = new PhysicalPlanner(catalog, allocator, query.eval(), cancellation, query.batchRows(), query.pruning())
-        .plan(query.plan());
+    Operator root = new PhysicalPlanner(catalog, allocator, query.eval(), cancellation, query.batchRows(), query.pruning(),
+        scanOptions).plan(query.plan());
     if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
     try {
       boolean analyze = query.explain() == ExplainMode.ANALYZE || query.explain() == ExplainMode.ANALYZE_VERBOSE;

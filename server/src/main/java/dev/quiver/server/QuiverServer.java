@@ -2,6 +2,7 @@ package dev.quiver.server;
 
 import dev.quiver.planner.QueryEngine;
 import dev.quiver.planner.QuerySettings;
+import dev.quiver.scan.read.ScanOptions;
 import dev.quiver.scan.table.Catalog;
 import java.io.IOException;
 import org.apache.arrow.flight.FlightServer;
@@ -18,6 +19,7 @@ public final class QuiverServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;
   private QuiverProducer producer;
+  private ScanOptions scanOptions;
   private final String host;
   private final boolean tls;
 
@@ -45,9 +47,11 @@ public final class QuiverServer implements AutoCloseable {
     Logging.quietDisconnects(); // a client going away is one line at FINE, not a stack trace
     Catalog catalog = Catalog.open(config.data());
     BufferAllocator allocator = new RootAllocator(config.serverMemory());
+    // the scans' options and reader pool: owned by this server, shut down by close()
+    ScanOptions scanOptions = ScanOptions.fromSystemProperties();
     try {
       QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings(),
-          dev.quiver.planner.sql.SqlLimits.DEFAULT.withMaxStatementBytes(config.maxStatementBytes())), allocator,
+          dev.quiver.planner.sql.SqlLimits.DEFAULT.withMaxStatementBytes(config.maxStatementBytes()), scanOptions), allocator,
           config.queryMemory(), config.maxQueriesPerUser(), config.maxQueuedPerUser(), config.queueTimeoutMs());
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
@@ -65,8 +69,10 @@ public final class QuiverServer implements AutoCloseable {
       server.start();
       QuiverServer q = new QuiverServer(allocator, server, config.host(), config.tls());
       q.producer = producer;
+      q.scanOptions = scanOptions;
       return q;
     } catch (IOException | RuntimeException e) {
+      scanOptions.close();
       allocator.close();
       throw e;
     }
@@ -84,6 +90,11 @@ public final class QuiverServer implements AutoCloseable {
       physical = os.getTotalMemorySize();
     }
     return physical > 0 ? Math.min(MAX_DEFAULT_SERVER_MEMORY, physical / 4) : MAX_DEFAULT_SERVER_MEMORY;
+  }
+
+  /** How this server's scans read: threads, own decoders and codecs, and the reader pool it owns. */
+  public ScanOptions scanOptions() {
+    return scanOptions;
   }
 
   /** Bytes of Arrow memory the server's queries (and transfers) hold now: 0 when idle, else a leak. */
@@ -121,7 +132,11 @@ public final class QuiverServer implements AutoCloseable {
       server.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
       server.close();
     } finally {
-      allocator.close();
+      try {
+        if (scanOptions != null) scanOptions.close(); // stops the scan pool's threads
+      } finally {
+        allocator.close();
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.quiver.planner.exec;
 import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.PlanVisitor;
+import dev.quiver.scan.read.ScanOptions;
 import dev.quiver.scan.table.Catalog;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -16,10 +17,18 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   private final int batchRows;
   private final boolean pruning;
+  private final ScanOptions scanOptions;
 
   public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
       dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning) {
+    this(catalog, allocator, ctx, cancellation, batchRows, pruning, ScanOptions.shared());
+  }
+
+  /** As above, the scans reading as {@code scanOptions} say (threads, decoders, codecs, executor). */
+  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
+      dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning, ScanOptions scanOptions) {
     this.pruning = pruning;
+    this.scanOptions = scanOptions;
     this.catalog = catalog;
     this.allocator = allocator;
     this.ctx = ctx;
@@ -35,7 +44,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(catalog, p, allocator, batchRows, cancellation, pruning);
+    return new ScanExec(catalog, p, allocator, batchRows, cancellation, pruning, scanOptions);
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ScanMetrics;
 import dev.quiver.scan.read.ParquetScan;
+import dev.quiver.scan.read.ScanOptions;
 import dev.quiver.scan.table.Catalog;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +21,12 @@ public final class ScanExec extends Operator {
   private final dev.quiver.planner.Cancellation cancellation;
 
   ScanExec(Catalog catalog, LogicalPlan.TableScan plan, BufferAllocator allocator, int batchRows,
-      dev.quiver.planner.Cancellation cancellation, boolean pruning) {
+      dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options) {
     this.plan = plan;
     this.cancellation = cancellation;
     ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
-    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows, pruning);
+    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows, pruning,
+        options);
   }
 
   @Override public Schema schema() { return plan.schema(); }
