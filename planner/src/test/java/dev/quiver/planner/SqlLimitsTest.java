@@ -67,6 +67,25 @@ class SqlLimitsTest {
     assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(2_000);
   }
 
+  /** n SELECTs nested as derived tables in FROM (these cost nothing to parse). */
+  private static String nestedSelects(int n) {
+    String sql = "SELECT i32 FROM t";
+    for (int i = 1; i < n; i++) sql = "SELECT i32 FROM (" + sql + ") d" + i;
+    return "SELECT count(*) FROM (" + sql + ") top";
+  }
+
+  @Test
+  void subqueryDepthIsASqlLimit() {
+    assertThat(SqlLimits.DEFAULT.maxSubqueryDepth()).isEqualTo(64);
+    QueryEngine shallow = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withMaxSubqueryDepth(4));
+    long all = count(engine, "SELECT count(*) FROM t");
+    assertThat(count(shallow, nestedSelects(3))).isEqualTo(all); // 4 SELECTs with the outer one
+    QuiverException e = error(shallow, nestedSelects(4));
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+    assertThat(e.getMessage()).isEqualTo("subqueries are nested more than 4 levels deep");
+    assertThat(count(engine, nestedSelects(4))).isEqualTo(all);
+  }
+
   @Test
   void nestingOfParenthesesAndCaseInTheText() {
     QueryEngine shallow = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withMaxNestingDepth(20));

@@ -8,11 +8,13 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Runs the rules in order, pass after pass, until a pass changes nothing or {@link #MAX_PASSES} is hit.
+ * Runs the rules in order, pass after pass, until a pass changes nothing or its maximum of passes
+ * ({@link #MAX_PASSES} unless {@link #withMaxPasses set}: {@code SqlLimits.maxOptimizerPasses}) is hit.
  * After every rule the plan's output schema (names and types) must be unchanged: a rule that changes
  * it is a bug, reported as an internal error that fails the query.
  */
 public final class Optimizer {
+  /** The default maximum of passes ({@code SqlLimits.DEFAULT_MAX_OPTIMIZER_PASSES}). */
   public static final int MAX_PASSES = 8;
 
   /** A rule that changed the plan, and the plan after it (for EXPLAIN VERBOSE). */
@@ -21,9 +23,21 @@ public final class Optimizer {
   public record Result(LogicalPlan plan, List<Step> steps) {}
 
   private final List<Rule> rules;
+  private final int maxPasses;
 
   public Optimizer(List<Rule> rules) {
+    this(rules, MAX_PASSES);
+  }
+
+  private Optimizer(List<Rule> rules, int maxPasses) {
+    if (maxPasses < 1) throw new IllegalArgumentException("the optimizer needs at least 1 pass, not " + maxPasses);
     this.rules = List.copyOf(rules);
+    this.maxPasses = maxPasses;
+  }
+
+  /** The same rules, run for at most {@code maxPasses} passes. */
+  public Optimizer withMaxPasses(int maxPasses) {
+    return new Optimizer(rules, maxPasses);
   }
 
   public static Optimizer standard() {
@@ -45,7 +59,7 @@ public final class Optimizer {
 
   public Result optimize(LogicalPlan plan, OptimizerContext context) {
     List<Step> steps = new ArrayList<>();
-    for (int pass = 0; pass < MAX_PASSES; pass++) {
+    for (int pass = 0; pass < maxPasses; pass++) {
       boolean changed = false;
       for (Rule rule : rules) {
         context.cancellation().check();

@@ -168,7 +168,10 @@ public final class Analyzer {
   }
 
   private Rel query(Select s, Scope outer, Correlation corr) {
-    if (++depth > 64) throw new QuiverException(ErrorCode.INVALID_QUERY, "subqueries are nested more than 64 levels deep");
+    if (++depth > limits.maxSubqueryDepth()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "subqueries are nested more than " + limits.maxSubqueryDepth()
+          + " levels deep");
+    }
     boolean pushed = false;
     // a subquery is a level of expression nesting too: its binders count on from here
     nesting[0]++;

@@ -16,41 +16,67 @@ import java.nio.charset.StandardCharsets;
  * however busy the machine is.
  */
 public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInListItems, int maxRelations,
-    long maxParseCost) {
+    long maxParseCost, int maxSubqueryDepth, int maxOptimizerPasses) {
   public static final long DEFAULT_MAX_STATEMENT_BYTES = 1L << 20;
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
   public static final int DEFAULT_MAX_RELATIONS = 64;
   /** 1 + 5 + … + 5^5: a chain of subqueries nested 5 levels deep in expressions, or more shallower ones. */
   public static final long DEFAULT_MAX_PARSE_COST = 3_906;
+  /** Queries nested in one another (subqueries, derived tables, CTE bodies), counted by the analyzer. */
+  public static final int DEFAULT_MAX_SUBQUERY_DEPTH = 64;
+  /**
+   * Passes of the optimizer's rules over the plan: it stops when a pass changes nothing, or after this many
+   * with the plan it has (still correct, perhaps less optimized).
+   */
+  public static final int DEFAULT_MAX_OPTIMIZER_PASSES = 8;
   public static final SqlLimits DEFAULT = new SqlLimits(DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_MAX_NESTING_DEPTH,
-      DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, DEFAULT_MAX_PARSE_COST);
+      DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, DEFAULT_MAX_PARSE_COST, DEFAULT_MAX_SUBQUERY_DEPTH,
+      DEFAULT_MAX_OPTIMIZER_PASSES);
 
   public SqlLimits {
-    if (maxStatementBytes <= 0 || maxNestingDepth <= 0 || maxInListItems <= 0 || maxRelations <= 0 || maxParseCost <= 0) {
+    if (maxStatementBytes <= 0 || maxNestingDepth <= 0 || maxInListItems <= 0 || maxRelations <= 0 || maxParseCost <= 0
+        || maxSubqueryDepth <= 0 || maxOptimizerPasses <= 0) {
       throw new IllegalArgumentException("SQL limits must be positive");
     }
   }
 
   public SqlLimits withMaxStatementBytes(long bytes) {
-    return new SqlLimits(bytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost);
+    return new SqlLimits(bytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost, maxSubqueryDepth,
+        maxOptimizerPasses);
   }
 
   public SqlLimits withMaxNestingDepth(int depth) {
-    return new SqlLimits(maxStatementBytes, depth, maxInListItems, maxRelations, maxParseCost);
+    return new SqlLimits(maxStatementBytes, depth, maxInListItems, maxRelations, maxParseCost, maxSubqueryDepth,
+        maxOptimizerPasses);
   }
 
   public SqlLimits withMaxInListItems(int items) {
-    return new SqlLimits(maxStatementBytes, maxNestingDepth, items, maxRelations, maxParseCost);
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, items, maxRelations, maxParseCost, maxSubqueryDepth,
+        maxOptimizerPasses);
   }
 
   public SqlLimits withMaxRelations(int relations) {
-    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, relations, maxParseCost);
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, relations, maxParseCost, maxSubqueryDepth,
+        maxOptimizerPasses);
   }
 
   /** The parse cost a statement may have (units: see {@link SqlText#parseCost}). */
   public SqlLimits withMaxParseCost(long units) {
-    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, units);
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, units, maxSubqueryDepth,
+        maxOptimizerPasses);
+  }
+
+  /** How deeply queries may nest in one another (subqueries, derived tables, CTE bodies). */
+  public SqlLimits withMaxSubqueryDepth(int depth) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost, depth,
+        maxOptimizerPasses);
+  }
+
+  /** How many passes of its rules the optimizer makes at most. */
+  public SqlLimits withMaxOptimizerPasses(int passes) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost,
+        maxSubqueryDepth, passes);
   }
 
   /** Fails a statement whose estimated parse cost is over {@link #maxParseCost}. */

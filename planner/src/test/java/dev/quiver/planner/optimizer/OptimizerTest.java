@@ -52,6 +52,12 @@ class OptimizerTest {
       Optimizer.Result r = new Optimizer(List.of(flipFlop)).optimize(PLAN, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow()));
       assertThat(calls.get()).isEqualTo(Optimizer.MAX_PASSES);
       assertThat(r.steps()).hasSize(Optimizer.MAX_PASSES);
+      calls.set(0);
+      Optimizer.Result three = new Optimizer(List.of(flipFlop)).withMaxPasses(3)
+          .optimize(PLAN, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow()));
+      assertThat(calls.get()).isEqualTo(3);
+      assertThat(three.steps()).hasSize(3);
+      assertThat(dev.quiver.planner.sql.SqlLimits.DEFAULT.maxOptimizerPasses()).isEqualTo(Optimizer.MAX_PASSES);
       Optimizer.Result folded = Optimizer.standard().optimize(PLAN, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow()));
       assertThat(((LogicalPlan.Project) folded.plan()).exprs().get(0).expr()).isEqualTo(new Expr.Literal(3L, SqlTypes.INTEGER));
       assertThat(folded.steps()).extracting(Optimizer.Step::rule).containsExactly("SimplifyExpressions [FoldConstants]");
