@@ -36,6 +36,7 @@ public final class QueryEngine {
   private final Catalog catalog;
   private final QuerySettings defaults;
   private final SqlLimits limits;
+  private final java.util.concurrent.atomic.AtomicLong plansBuilt = new java.util.concurrent.atomic.AtomicLong();
 
   public QueryEngine(Catalog catalog) {
     this(catalog, QuerySettings.DEFAULT);
@@ -54,6 +55,11 @@ public final class QueryEngine {
 
   public QuerySettings defaults() {
     return defaults;
+  }
+
+  /** Statements parsed, analyzed and optimized by this engine so far (for tests and metrics). */
+  public long plansBuilt() {
+    return plansBuilt.get();
   }
 
   public SqlLimits limits() {
@@ -103,6 +109,7 @@ public final class QueryEngine {
   public PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
       List<Object> parameterValues, Cancellation cancellation) {
     limits.checkLength(sql);
+    plansBuilt.incrementAndGet();
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
     Matcher m = EXPLAIN.matcher(sql);
