@@ -758,11 +758,13 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
           ok = value.equalsIgnoreCase(Analyzer.SCHEMA);
         } else {
           try {
-            SessionSettings.apply(m.getSession(), SessionSettings.parse("SET " + name + " = '" + value.replace("'", "") + "'"));
+            SessionSettings.apply(m.getSession(), SessionSettings.assignment(name, value));
             continue;
           } catch (RuntimeException bad) {
-            errors.put(e.getKey(), new org.apache.arrow.flight.SetSessionOptionsResult.Error(
-                org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_NAME));
+            boolean known = SessionSettings.ALL.contains(name) || name.equals("time_zone");
+            errors.put(e.getKey(), new org.apache.arrow.flight.SetSessionOptionsResult.Error(known
+                ? org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_VALUE
+                : org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_NAME));
             continue;
           }
         }
