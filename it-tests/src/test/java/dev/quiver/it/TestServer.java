@@ -48,6 +48,11 @@ final class TestServer implements AutoCloseable {
     return server.runningQueries();
   }
 
+  /** Statements parsed, analyzed and optimized so far (a test hook: plan once per execution). */
+  long plansBuilt() {
+    return server.plansBuilt();
+  }
+
   Connection jdbc() throws SQLException {
     return DriverManager.getConnection(server.jdbcUrl());
   }

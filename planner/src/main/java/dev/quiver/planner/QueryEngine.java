@@ -12,13 +12,13 @@ import dev.quiver.planner.sql.Parameters;
 import dev.quiver.planner.sql.SqlLimits;
 import dev.quiver.planner.sql.SqlParser;
 import dev.quiver.scan.read.ScanOptions;
+import dev.quiver.planner.sql.Statement;
+import dev.quiver.planner.sql.StatementClassifier;
 import dev.quiver.scan.table.Catalog;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -31,13 +31,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class QueryEngine {
   public static final Schema EXPLAIN_SCHEMA =
       new Schema(List.of(new Field("plan", new FieldType(false, ArrowType.Utf8.INSTANCE, null), null)));
-  private static final Pattern EXPLAIN = Pattern.compile(
-      "^\\s*EXPLAIN((?:\\s+(?:ANALYZE|VERBOSE))*)\\s+", Pattern.CASE_INSENSITIVE);
 
   private final Catalog catalog;
   private final QuerySettings defaults;
   private final SqlLimits limits;
   private final ScanOptions scanOptions;
+  private final java.util.concurrent.atomic.AtomicLong plansBuilt = new java.util.concurrent.atomic.AtomicLong();
 
   public QueryEngine(Catalog catalog) {
     this(catalog, QuerySettings.DEFAULT);
@@ -62,6 +61,11 @@ public final class QueryEngine {
 
   public QuerySettings defaults() {
     return defaults;
+  }
+
+  /** Statements parsed, analyzed and optimized by this engine so far (for tests and metrics). */
+  public long plansBuilt() {
+    return plansBuilt.get();
   }
 
   public SqlLimits limits() {
@@ -115,17 +119,14 @@ public final class QueryEngine {
   public PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
       List<Object> parameterValues, Cancellation cancellation) {
     limits.checkLength(sql);
+    plansBuilt.incrementAndGet();
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
-    Matcher m = EXPLAIN.matcher(sql);
-    if (m.find()) {
-      String opts = m.group(1).toUpperCase();
-      boolean analyze = opts.contains("ANALYZE");
-      boolean verbose = opts.contains("VERBOSE");
-      mode = analyze ? (verbose ? ExplainMode.ANALYZE_VERBOSE : ExplainMode.ANALYZE)
-          : verbose ? ExplainMode.VERBOSE : ExplainMode.EXPLAIN;
-      // blank out the prefix so that line:column positions in errors still match the user's text
-      text = sql.substring(0, m.end()).replaceAll("[^\\n]", " ") + sql.substring(m.end());
+    // SET and SHOW are the server's (session settings); here they are text the parser and analyzer refuse
+    if (StatementClassifier.classify(sql) instanceof Statement.Explain e) {
+      mode = e.analyze() ? (e.verbose() ? ExplainMode.ANALYZE_VERBOSE : ExplainMode.ANALYZE)
+          : e.verbose() ? ExplainMode.VERBOSE : ExplainMode.EXPLAIN;
+      text = e.query(); // the prefix blanked: line:column positions in errors match the user's text
     }
     Parameters parameters = new Parameters(parameterValues);
     LogicalPlan analyzed = new Analyzer(snapshot, text, parameters, limits).analyze(SqlParser.parse(text, limits));

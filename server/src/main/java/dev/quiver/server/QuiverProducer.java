@@ -139,6 +139,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   // ---- statements -----------------------------------------------------------------------------
 
   private final StatementHandles handles = new StatementHandles();
+  /** Plans handed from CreatePreparedStatement / GetFlightInfo to the call that follows (plan once per execution). */
+  private final dev.quiver.planner.PlanCache plans = new dev.quiver.planner.PlanCache();
 
   private static String user(CallContext context) {
     String u = context.peerIdentity();
@@ -163,6 +165,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
         .concat(statementHandle);
   }
 
+  /** The statement handle a ticket's handle ends with (or {@code handle} itself). */
+  private static ByteString statementHandle(ByteString handle) {
+    return handle.size() > 9 && handle.byteAt(0) == TICKET ? handle.substring(9) : handle;
+  }
+
   private ByteString handle(String sql, List<List<Object>> rows, CallContext context) {
     return handle(0, sql, rows, context);
   }
@@ -178,13 +185,16 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       String sql = request.getQuery();
       engine.limits().checkLength(sql); // before anything reads it
+      ByteString handle = handle(handles.newId(), sql, List.of(), context);
       ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
-          .setPreparedStatementHandle(handle(handles.newId(), sql, List.of(), context));
+          .setPreparedStatementHandle(handle);
       if (SessionSettings.parseShow(sql) != null) {
         result.setDatasetSchema(ByteString.copyFrom(SHOW_SCHEMA.serializeAsMessage()));
       } else if (SessionSettings.parse(sql) == null) {
         try (BufferAllocator allocator = newQueryAllocator()) {
-          PreparedQuery q = engine.prepare(sql, allocator, settings(context), null, planning(context));
+          dev.quiver.planner.QuerySettings settings = settings(context);
+          PreparedQuery q = engine.prepare(sql, allocator, settings, null, planning(context));
+          plans.put(handle, settings, q);
           result.setDatasetSchema(ByteString.copyFrom(resultSchema(q).serializeAsMessage()));
           if (!q.parameterTypes().isEmpty()) {
             result.setParameterSchema(ByteString.copyFrom(parameterSchema(q.parameterTypes()).serializeAsMessage()));
@@ -222,8 +232,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
           .setStatementHandle(ticketHandle(command.getPreparedStatementHandle())).build();
-      return info(plan(statement(command.getPreparedStatementHandle(), context), context), descriptor,
-          pack(ticket).toByteArray());
+      return info(plan(statement(command.getPreparedStatementHandle(), context), command.getPreparedStatementHandle(), context),
+          descriptor, pack(ticket).toByteArray());
     } catch (Throwable t) {
       throw error(t);
     }
@@ -233,7 +243,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public SchemaResult getSchemaPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(statement(command.getPreparedStatementHandle(), context), context));
+      return new SchemaResult(plan(statement(command.getPreparedStatementHandle(), context),
+          command.getPreparedStatementHandle(), context));
     } catch (Throwable t) {
       throw error(t);
     }
@@ -260,9 +271,15 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       try {
         StatementHandles.Statement st = statement(command.getPreparedStatementHandle(), context);
         List<ArrowType> types;
-        try (BufferAllocator allocator = newQueryAllocator()) {
-          types = engine.prepare(st.sql(), allocator, settings(context), null, planning(context)).parameterTypes();
+        dev.quiver.planner.QuerySettings settings = settings(context);
+        PreparedQuery planned = st.rows().isEmpty()
+            ? plans.peek(command.getPreparedStatementHandle(), settings, engine.snapshot()) : null;
+        if (planned == null) {
+          try (BufferAllocator allocator = newQueryAllocator()) {
+            planned = engine.prepare(st.sql(), allocator, settings, null, planning(context));
+          }
         }
+        types = planned.parameterTypes();
         List<List<Object>> rows = new ArrayList<>();
         while (flightStream.next()) {
           VectorSchemaRoot root = flightStream.getRoot();
@@ -299,9 +316,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     try {
       engine.limits().checkLength(command.getQuery());
       StatementHandles.Statement st = new StatementHandles.Statement(user(context), command.getQuery(), List.of());
-      TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
-          .setStatementHandle(ticketHandle(handle(command.getQuery(), List.of(), context))).build();
-      return info(plan(st, context), descriptor, pack(ticket).toByteArray());
+      ByteString handle = handle(command.getQuery(), List.of(), context);
+      TicketStatementQuery ticket = TicketStatementQuery.newBuilder().setStatementHandle(ticketHandle(handle)).build();
+      return info(plan(st, handle, context), descriptor, pack(ticket).toByteArray());
     } catch (Throwable t) {
       throw error(t);
     }
@@ -311,7 +328,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), context));
+      return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), null, context));
     } catch (Throwable t) {
       throw error(t);
     }
@@ -441,8 +458,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
   }
 
-  /** The schema a statement's results will have (none for a SET), planned with its first parameter row. */
-  private Schema plan(StatementHandles.Statement st, CallContext context) {
+  /**
+   * The schema a statement's results will have (none for a SET), planned with its first parameter row; the
+   * plan is kept under {@code handle} (unless null) for the DoGet that follows.
+   */
+  private Schema plan(StatementHandles.Statement st, ByteString handle, CallContext context) {
     engine.limits().checkLength(st.sql());
     if (SessionSettings.parse(st.sql()) != null) {
       startSession(context); // its cookie comes back with the DoGet, if the client keeps cookies
@@ -451,7 +471,12 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     if (SessionSettings.parseShow(st.sql()) != null) return SHOW_SCHEMA;
     try (BufferAllocator allocator = newQueryAllocator()) {
       List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
-      return resultSchema(engine.prepare(st.sql(), allocator, settings(context), first, planning(context)));
+      dev.quiver.planner.QuerySettings settings = settings(context);
+      dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
+      PreparedQuery q = handle == null || st.rows().size() > 1 ? null : plans.take(handle, settings, snapshot);
+      if (q == null) q = engine.prepare(snapshot, st.sql(), allocator, settings, first, planning(context));
+      if (handle != null && st.rows().size() <= 1) plans.put(handle, settings, q);
+      return resultSchema(q);
     }
   }
 
@@ -591,9 +616,12 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       VectorSchemaRoot out = null;
       // the files as they are now, one version for all parameter rows (never those of an earlier prepare)
       dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
+      // the plan of the GetFlightInfo before, if it reads the same files as this snapshot has
+      PreparedQuery planned = rows.size() == 1 ? plans.take(statementHandle(key), settings, snapshot) : null;
       try {
         for (List<Object> row : rows) {
-          PreparedQuery query = engine.prepare(snapshot, st.sql(), allocator, settings, row, cancellation);
+          PreparedQuery query = planned != null ? planned
+              : engine.prepare(snapshot, st.sql(), allocator, settings, row, cancellation);
           if (row == null && !query.parameterTypes().isEmpty()) {
             throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + query.parameterTypes().size()
                 + " parameters: bind their values before executing it");
@@ -648,6 +676,10 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   }
 
   /** Queries now streaming, or waiting for their user's turn (for operations and tests). */
+  long plansBuilt() {
+    return engine.plansBuilt();
+  }
+
   public int runningQueries() {
     return running.values().stream().mapToInt(java.util.Set::size).sum();
   }
@@ -726,11 +758,13 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
           ok = value.equalsIgnoreCase(Analyzer.SCHEMA);
         } else {
           try {
-            SessionSettings.apply(m.getSession(), SessionSettings.parse("SET " + name + " = '" + value.replace("'", "") + "'"));
+            SessionSettings.apply(m.getSession(), SessionSettings.assignment(name, value));
             continue;
           } catch (RuntimeException bad) {
-            errors.put(e.getKey(), new org.apache.arrow.flight.SetSessionOptionsResult.Error(
-                org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_NAME));
+            boolean known = SessionSettings.ALL.contains(name) || name.equals("time_zone");
+            errors.put(e.getKey(), new org.apache.arrow.flight.SetSessionOptionsResult.Error(known
+                ? org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_VALUE
+                : org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue.INVALID_NAME));
             continue;
           }
         }

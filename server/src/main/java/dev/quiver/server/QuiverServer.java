@@ -112,6 +112,11 @@ public final class QuiverServer implements AutoCloseable {
     return producer.runningQueries();
   }
 
+  /** Statements parsed, analyzed and optimized since the start (a test hook: plan once per execution). */
+  public long plansBuilt() {
+    return producer.plansBuilt();
+  }
+
   public int port() {
     return server.getPort();
   }

@@ -5,15 +5,15 @@ import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
 import java.time.DateTimeException;
 import java.time.ZoneId;
+import dev.quiver.planner.sql.Statement;
+import dev.quiver.planner.sql.StatementClassifier;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.flight.ServerSessionMiddleware;
 import org.apache.arrow.flight.SessionOptionValue;
 import org.apache.arrow.flight.SessionOptionValueFactory;
 
 /**
- * Per-session settings, changed with {@code SET name = value} and kept in the Flight session (the
+ * Per-session settings, changed with {@code SET name = value} (or a Flight session option) and kept in the Flight session (the
  * {@code arrow_flight_session_id} cookie, which the JDBC driver always sends):
  * {@code quiver.optimizer.simplify} (true / false) and {@code timezone} (a zone id; also
  * {@code SET TIME ZONE 'Europe/Berlin'}).
@@ -25,14 +25,6 @@ final class SessionSettings {
   static final String BATCH_ROWS = "quiver.batch_rows";
   static final String PRUNING = "quiver.scan.pruning";
   static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS, PRUNING);
-  // matched against the text without its trailing whitespace and ';' (see trimEnd): a pattern ending in
-  // "(.+?)\\s*;?\\s*$" backtracks in cubic time over a long run of spaces (10,000 of them: minutes)
-  private static final Pattern SHOW = Pattern.compile("^\\s*SHOW\\s+(TIME\\s+ZONE|ALL|[A-Za-z_][\\w.]*)$",
-      Pattern.CASE_INSENSITIVE);
-  private static final Pattern SET = Pattern.compile(
-      "^\\s*SET\\s+(?:SESSION\\s+)?(?:(TIME\\s+ZONE)|([A-Za-z_][\\w.]*))\\s*(?:=|\\bTO\\b)?\\s*(.+)$",
-      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
-
   /** A parsed {@code SET}: the setting and its value, validated. */
   record Assignment(String name, String value) {}
 
@@ -40,10 +32,17 @@ final class SessionSettings {
 
   /** The assignment if {@code sql} is a SET statement, else null; a bad SET is an error. */
   static Assignment parse(String sql) {
-    Matcher m = SET.matcher(trimEnd(sql));
-    if (!m.matches()) return null;
-    String name = m.group(1) != null ? TIMEZONE : m.group(2).toLowerCase(Locale.ROOT);
-    String value = unquote(m.group(3));
+    return StatementClassifier.classify(sql) instanceof Statement.Set set ? assignment(set.name(), set.value()) : null;
+  }
+
+  /** The settings a SHOW statement asks for, or null if {@code sql} is no SHOW; an unknown setting is an error. */
+  static java.util.List<String> parseShow(String sql) {
+    return StatementClassifier.classify(sql) instanceof Statement.Show show ? show(show.name()) : null;
+  }
+
+  /** {@code SET name = value} validated (a SET statement's, or a Flight session option's); a bad one is an error. */
+  static Assignment assignment(String name, String value) {
+    name = name.toLowerCase(Locale.ROOT);
     switch (name) {
       case SIMPLIFY, PRUNING -> {
         String v = value.toLowerCase(Locale.ROOT);
@@ -78,34 +77,11 @@ final class SessionSettings {
     }
   }
 
-  /** {@code sql} without trailing whitespace, one trailing ';' and the whitespace before it. */
-  private static String trimEnd(String sql) {
-    int end = sql.length();
-    while (end > 0 && isSpace(sql.charAt(end - 1))) end--;
-    if (end > 0 && sql.charAt(end - 1) == ';') end--;
-    while (end > 0 && isSpace(sql.charAt(end - 1))) end--;
-    return sql.substring(0, end);
-  }
-
-  /** What {@code \\s} matches. */
-  private static boolean isSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
-  }
-
-  private static String unquote(String v) {
-    if (v.length() >= 2 && (v.startsWith("'") && v.endsWith("'") || v.startsWith("\"") && v.endsWith("\""))) {
-      return v.substring(1, v.length() - 1);
-    }
-    return v;
-  }
-
-  /** The settings a SHOW statement asks for, or null if {@code sql} is no SHOW. */
-  static java.util.List<String> parseShow(String sql) {
-    Matcher m = SHOW.matcher(trimEnd(sql));
-    if (!m.matches()) return null;
-    String name = m.group(1).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+  /** The settings {@code SHOW name} asks for ({@code all}: every one). */
+  static java.util.List<String> show(String name) {
+    name = name.toLowerCase(Locale.ROOT);
     if (name.equals("all")) return ALL;
-    if (name.equals("time zone") || name.equals("time_zone")) return java.util.List.of(TIMEZONE);
+    if (name.equals(TIMEZONE) || name.equals("time_zone")) return java.util.List.of(TIMEZONE);
     if (!ALL.contains(name)) {
       throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.sql.SqlPositions.snippet(name)
           + " (Quiver knows " + String.join(", ", ALL) + ")");
