@@ -28,7 +28,8 @@ public final class ExprSimplifier {
         List.of(new FoldConstants(), new PropagateNulls(), new PushNotIntoExpression(), new MoveLiteralToRight(),
             new SimplifyInList(), new SimplifyBooleanComparison(), new SimplifySelfComparison(), new SimplifyIsNull(),
             new SimplifyLike(), new SimplifyRegexpLike(), new SimplifyCase(), new MultiplyByZero(),
-            new UnwrapCastInComparison(), new UnwrapCastInList(), new UnwrapDateCast(), new RangeForMonotonicFunction()),
+            new RemoveIdentityCast(), new UnwrapCastInComparison(), new UnwrapCastInList(), new UnwrapDateCast(),
+            new RangeForMonotonicFunction()),
         List.of(new RemoveBooleanConstants(), new DeduplicateTerms(), new CollapseComplement(), new AbsorbTerms(),
             new FactorCommonConjuncts(), new CombineInLists(), new RemoveRedundantInequality(),
             new CollapseClosedRange()));
