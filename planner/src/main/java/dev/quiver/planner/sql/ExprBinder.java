@@ -74,8 +74,8 @@ public final class ExprBinder {
   private Names names;
   private Subqueries subqueries;
   private SqlLimits limits = SqlLimits.DEFAULT;
-  /** The nesting depth of expressions being bound, shared by the binders of one statement. */
-  private int[] depth = {0};
+  /** The nesting depth of the statement's expressions and subqueries (one tracker per statement). */
+  private NestingDepth depth;
 
   /** Plans subqueries met inside expressions (scalar subqueries); without it they are unsupported. */
   interface Subqueries {
@@ -89,10 +89,10 @@ public final class ExprBinder {
     return this;
   }
 
-  /** Binds within {@code l}, counting nesting in {@code sharedDepth} (one per statement, across subqueries). */
-  ExprBinder withLimits(SqlLimits l, int[] sharedDepth) {
+  /** Binds within {@code l}, counting nesting in {@code nesting} (one per statement, across subqueries). */
+  ExprBinder withLimits(SqlLimits l, NestingDepth nesting) {
     this.limits = l;
-    this.depth = sharedDepth;
+    this.depth = nesting;
     return this;
   }
 
@@ -117,6 +117,7 @@ public final class ExprBinder {
     this.scope = scope;
     this.allowAggregates = allowAggregates;
     this.aggregates = aggregates;
+    this.depth = new NestingDepth(limits, sql);
   }
 
   /**
@@ -158,12 +159,11 @@ public final class ExprBinder {
   Expr bind(Expression e) {
     if (e instanceof ParenthesedExpressionList<?> p && p.size() == 1) return bind(p.get(0));
     // every walk of the bound tree recurses: bound its depth before one of them overflows the stack
-    if (depth[0] >= limits.maxNestingDepth()) throw limits.tooDeep(sql, -1);
-    depth[0]++;
+    depth.enter();
     try {
       return bindNode(e);
     } finally {
-      depth[0]--;
+      depth.exit();
     }
   }
 

@@ -1,0 +1,39 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+/**
+ * The state of one query block while its clauses are analyzed: its scope, the plan so far, and the joins of
+ * scalar subqueries met in its expressions, applied ({@link #flush()}) once the clause that met them is bound.
+ */
+final class Block {
+  final Scope scope;
+  LogicalPlan plan;
+  final List<UnaryOperator<LogicalPlan>> pending = new ArrayList<>();
+  final Set<String> subqueryColumns = new HashSet<>();
+  private final BindingContext cx;
+  private final SubqueryDecorrelator subqueries;
+
+  Block(Scope scope, LogicalPlan plan, BindingContext cx, SubqueryDecorrelator subqueries) {
+    this.scope = scope;
+    this.plan = plan;
+    this.cx = cx;
+    this.subqueries = subqueries;
+  }
+
+  /** A binder over this block's scope whose scalar subqueries become joins of this block. */
+  ExprBinder binder(boolean allowAggregates, List<AggregateCall> aggregates) {
+    return cx.binder(scope, allowAggregates, aggregates).withSubqueries(sub -> subqueries.scalarSubquery(sub, this));
+  }
+
+  void flush() {
+    for (UnaryOperator<LogicalPlan> p : pending) plan = p.apply(plan);
+    pending.clear();
+  }
+}

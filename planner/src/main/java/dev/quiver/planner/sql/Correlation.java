@@ -1,0 +1,22 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.planner.expr.Expr;
+import java.util.ArrayList;
+import java.util.List;
+import net.sf.jsqlparser.expression.Expression;
+
+/** The correlated predicates found in a subquery's WHERE, and for SCALAR the join keys. */
+final class Correlation {
+  /** How a subquery's correlated predicates are taken out of it. */
+  enum Mode { NONE, EXISTS, IN, SCALAR }
+
+  final Mode mode;
+  final List<Expr> conjuncts = new ArrayList<>();
+  /** The text of each conjunct as the user wrote it, for messages (bound ones carry internal names). */
+  final List<Expression> written = new ArrayList<>();
+  final List<Expr> innerKeys = new ArrayList<>();
+  final List<Expr> outerKeys = new ArrayList<>();
+  final List<String> keyNames = new ArrayList<>();
+
+  Correlation(Mode mode) { this.mode = mode; }
+}

@@ -1,0 +1,203 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.plan.LogicalPlan.JoinType;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import dev.quiver.scan.table.ParquetTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.schema.Table;
+import net.sf.jsqlparser.statement.select.FromItem;
+import net.sf.jsqlparser.statement.select.Join;
+import net.sf.jsqlparser.statement.select.ParenthesedFromItem;
+import net.sf.jsqlparser.statement.select.ParenthesedSelect;
+import net.sf.jsqlparser.statement.select.Select;
+import net.sf.jsqlparser.statement.select.SelectItem;
+import net.sf.jsqlparser.statement.select.Values;
+import net.sf.jsqlparser.statement.select.WithItem;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * The FROM clause: tables of the catalog (or CTEs of that name), derived tables, VALUES and joins. Every column
+ * gets an internal name unique in the statement; above an outer join the padded side's columns are nullable.
+ * Derived tables see no outer scope (no LATERAL). The number of relations joined is bounded by
+ * {@link SqlLimits#maxRelations()}, counted over the whole statement.
+ */
+final class FromBinder {
+  private final Analyzer analyzer;
+  private final BindingContext cx;
+  private final WithAndValuesBinder withAndValues;
+  /** The relations the FROM clauses have joined so far (see {@link SqlLimits#maxRelations()}). */
+  private int relations;
+
+  FromBinder(Analyzer analyzer, BindingContext cx, WithAndValuesBinder withAndValues) {
+    this.analyzer = analyzer;
+    this.cx = cx;
+    this.withAndValues = withAndValues;
+  }
+
+  record From(LogicalPlan plan, List<Scope.Entry> entries) {}
+
+  From from(FromItem item, List<Join> joins, Scope outer) {
+    From acc = fromItem(item, outer);
+    if (joins == null) return acc;
+    for (Join j : joins) {
+      if (j.isNatural()) throw QuiverException.unsupported("NATURAL JOIN", cx.at("NATURAL"));
+      if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
+      From right = fromItem(j.getRightItem(), outer);
+      List<Scope.Entry> entries = new ArrayList<>(acc.entries());
+      entries.addAll(right.entries());
+      JoinType type = j.isFull() ? JoinType.FULL : j.isLeft() ? JoinType.LEFT : j.isRight() ? JoinType.RIGHT : JoinType.INNER;
+      Scope scope = new Scope(entries, outer);
+      List<Expr> conds = new ArrayList<>();
+      if (j.getOnExpressions() != null) {
+        for (Expression on : j.getOnExpressions()) {
+          ExprBinder b = cx.binder(scope, false, List.of());
+          conds.add(ExprBinder.settleParameters(b.bindPredicate(on)));
+        }
+      }
+      if (j.getUsingColumns() != null) {
+        for (net.sf.jsqlparser.schema.Column c : j.getUsingColumns()) {
+          String n = ExprBinder.unquote(c.getColumnName());
+          Expr l = new Scope(acc.entries(), null).resolve(null, n, cx.sql());
+          Expr r = new Scope(right.entries(), null).resolve(null, n, cx.sql());
+          ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
+          if (t == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "USING column " + n + " has different types");
+          conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(l, t), ExprBinder.coerce(r, t)));
+        }
+      }
+      if (conds.isEmpty() && type != JoinType.INNER) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, type + " JOIN needs an ON or USING condition" + cx.at("JOIN"));
+      }
+      Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
+      // above an outer join, the padded side's columns can be NULL whatever the table says
+      List<Scope.Entry> after = new ArrayList<>();
+      for (Scope.Entry e : acc.entries()) after.add(type == JoinType.RIGHT || type == JoinType.FULL ? nullable(e) : e);
+      for (Scope.Entry e : right.entries()) after.add(type == JoinType.LEFT || type == JoinType.FULL ? nullable(e) : e);
+      acc = new From(new LogicalPlan.Join(acc.plan(), right.plan(), type, cond), after);
+    }
+    return acc;
+  }
+
+  private static Scope.Entry nullable(Scope.Entry e) {
+    List<Scope.Column> cols = new ArrayList<>();
+    for (Scope.Column c : e.columns()) cols.add(new Scope.Column(c.name(), c.internal(), c.type(), true));
+    return new Scope.Entry(e.qualifier(), e.table(), cols, e.unsupported());
+  }
+
+  private From fromItem(FromItem item, Scope outer) {
+    if (!(item instanceof ParenthesedFromItem) && ++relations > cx.limits().maxRelations()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement joins more than " + cx.limits().maxRelations()
+          + " tables and subqueries (limit " + cx.limits().maxRelations() + ")");
+    }
+    String alias = item.getAlias() == null ? null : ExprBinder.unquote(item.getAlias().getName());
+    if (item instanceof Table t) {
+      WithItem<?> cte = t.getSchemaName() == null ? withAndValues.cte(ExprBinder.unquote(t.getName())) : null;
+      if (cte != null) {
+        Select body = (Select) cte.getParenthesedStatement();
+        Rel r = withAndValues.withoutCte(ExprBinder.unquote(t.getName()), () -> analyzer.query(body, null));
+        List<String> visible = r.visible();
+        if (cte.getWithItemList() != null && !cte.getWithItemList().isEmpty()) {
+          visible = new ArrayList<>();
+          for (SelectItem<?> c : cte.getWithItemList()) visible.add(ExprBinder.unquote(c.toString()));
+        }
+        return derived(r, visible, alias != null ? alias : ExprBinder.unquote(t.getName()), item);
+      }
+      ParquetTable table = table(t);
+      String qualifier = alias != null ? alias : table.name();
+      List<String> columns = new ArrayList<>();
+      List<String> internal = new ArrayList<>();
+      List<Scope.Column> cols = new ArrayList<>();
+      for (Field f : table.schema().getFields()) {
+        String n = cx.names().unique(f.getName(), qualifier);
+        columns.add(f.getName());
+        internal.add(n);
+        cols.add(new Scope.Column(f.getName(), n, f.getType(), f.isNullable()));
+      }
+      LogicalPlan scan = new LogicalPlan.TableScan(table, columns, internal, null, null);
+      return new From(scan, List.of(new Scope.Entry(qualifier, table.name(), cols, table.unsupportedColumns())));
+    }
+    if (item instanceof ParenthesedSelect p) {
+      Rel r = analyzer.query(p.getSelect() != null ? p.getSelect() : p, null);
+      r = orderAndLimitOutputsOf(p, r);
+      List<String> visible = r.visible();
+      if (p.getAlias() != null && p.getAlias().getAliasColumns() != null && !p.getAlias().getAliasColumns().isEmpty()) {
+        visible = new ArrayList<>();
+        for (var c : p.getAlias().getAliasColumns()) visible.add(ExprBinder.unquote(c.name));
+      }
+      return derived(r, visible, alias, item);
+    }
+    if (item instanceof Values v) {
+      Rel r = withAndValues.values(v);
+      List<String> visible = r.visible();
+      if (v.getAlias() != null && v.getAlias().getAliasColumns() != null && !v.getAlias().getAliasColumns().isEmpty()) {
+        visible = new ArrayList<>();
+        for (var c : v.getAlias().getAliasColumns()) visible.add(ExprBinder.unquote(c.name));
+      }
+      return derived(r, visible, alias, item);
+    }
+    if (item instanceof ParenthesedFromItem pf) {
+      From f = from(pf.getFromItem(), pf.getJoins(), outer);
+      if (alias == null) return f;
+      List<Scope.Entry> renamed = new ArrayList<>();
+      List<Scope.Column> cols = new ArrayList<>();
+      for (Scope.Entry e : f.entries()) cols.addAll(e.columns());
+      var columnList = pf.getAlias().getAliasColumns();
+      if (columnList != null && !columnList.isEmpty()) {
+        // (VALUES …) AS v(a, b) and (t JOIN u …) AS j(a, b, …): the column list names the columns
+        if (columnList.size() != cols.size()) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "the column list of " + alias + " names " + columnList.size()
+              + " columns, but the query has " + cols.size());
+        }
+        for (int i = 0; i < cols.size(); i++) {
+          Scope.Column c = cols.get(i);
+          cols.set(i, new Scope.Column(ExprBinder.unquote(columnList.get(i).name), c.internal(), c.type(), c.nullable()));
+        }
+      }
+      renamed.add(new Scope.Entry(alias, alias, cols, Map.of()));
+      return new From(f.plan(), renamed);
+    }
+    throw QuiverException.unsupported("the FROM item " + item, cx.at(String.valueOf(item)));
+  }
+
+  /** The ORDER BY / LIMIT written after a parenthesized derived table's closing parenthesis. */
+  private Rel orderAndLimitOutputsOf(ParenthesedSelect p, Rel r) {
+    return r;
+  }
+
+  private From derived(Rel r, List<String> visible, String qualifier, FromItem item) {
+    List<Field> fields = r.plan().schema().getFields();
+    if (visible.size() != fields.size()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the column list of " + qualifier + " names " + visible.size()
+          + " columns, but the query has " + fields.size());
+    }
+    List<Scope.Column> cols = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      cols.add(new Scope.Column(visible.get(i), f.getName(), f.getType(), f.isNullable()));
+    }
+    return new From(r.plan(), List.of(new Scope.Entry(qualifier, qualifier == null ? "subquery" : qualifier, cols, Map.of())));
+  }
+
+  private ParquetTable table(Table t) {
+    String name = ExprBinder.unquote(t.getName());
+    String schema = t.getSchemaName() == null ? null : ExprBinder.unquote(t.getSchemaName());
+    String database = t.getDatabase() == null || t.getDatabase().getDatabaseName() == null ? null
+        : ExprBinder.unquote(t.getDatabase().getDatabaseName());
+    boolean qualifiedOk = (schema == null || schema.equalsIgnoreCase(Analyzer.SCHEMA))
+        && (database == null || database.equalsIgnoreCase(Analyzer.CATALOG));
+    ParquetTable table = qualifiedOk ? cx.catalog().table(name) : null;
+    if (table == null) {
+      throw new QuiverException(ErrorCode.NOT_FOUND, "table " + SqlPositions.snippet(t.getFullyQualifiedName()) + " does not exist"
+          + cx.at(name));
+    }
+    return table;
+  }
+}

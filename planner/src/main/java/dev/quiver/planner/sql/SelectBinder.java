@@ -1,0 +1,430 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
+import dev.quiver.planner.plan.LogicalPlan.SortKey;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.sql.Correlation.Mode;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.LongValue;
+import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
+import net.sf.jsqlparser.statement.select.AllColumns;
+import net.sf.jsqlparser.statement.select.AllTableColumns;
+import net.sf.jsqlparser.statement.select.OrderByElement;
+import net.sf.jsqlparser.statement.select.PlainSelect;
+import net.sf.jsqlparser.statement.select.SelectItem;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * One SELECT block: FROM, then WHERE (its subquery predicates become joins, its correlated predicates are
+ * handed to the enclosing query through the {@link Correlation}), then the select list, HAVING and ORDER BY,
+ * bound together because they share the aggregates, then GROUP BY, the aggregation (after which only group
+ * expressions and aggregates may be read), DISTINCT, the sort and the limit. ORDER BY may name an output
+ * position, an output alias or an expression over the input, which then travels as a hidden column.
+ */
+final class SelectBinder {
+  private final BindingContext cx;
+  private final FromBinder from;
+  private final SetOperationBinder setOperations;
+  private final SubqueryDecorrelator subqueries;
+
+  SelectBinder(BindingContext cx, FromBinder from, SetOperationBinder setOperations, SubqueryDecorrelator subqueries) {
+    this.cx = cx;
+    this.from = from;
+    this.setOperations = setOperations;
+    this.subqueries = subqueries;
+  }
+
+  private static Expr.ColumnRef ref(Field f) {
+    return new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
+  }
+
+  Rel plainSelect(PlainSelect ps, Scope outer, Correlation corr) {
+    rejectUnsupported(ps);
+    // a set operation's operand without ORDER BY or LIMIT: no sort or limit moves its untyped NULL columns
+    boolean keepUntypedNulls = setOperations.isOperand(ps) && ps.getOrderByElements() == null && ps.getLimit() == null
+        && ps.getOffset() == null;
+    Block b;
+    if (ps.getFromItem() == null) {
+      if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN without FROM");
+      b = new Block(new Scope(List.of(), outer), new LogicalPlan.OneRow(), cx, subqueries);
+    } else {
+      FromBinder.From f = from.from(ps.getFromItem(), ps.getJoins(), outer);
+      b = new Block(new Scope(f.entries(), outer), f.plan(), cx, subqueries);
+    }
+    Set<String> outerNames = b.scope.outerNames();
+
+    // WHERE: subquery predicates become joins, correlated predicates are taken out for the caller
+    if (ps.getWhere() != null) {
+      List<Expr> filters = new ArrayList<>();
+      for (Expression term : SubqueryDecorrelator.andTerms(ps.getWhere())) {
+        if (subqueries.subqueryPredicate(term, b)) continue;
+        Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
+        if (SqlTypes.isNull(bound.type())) bound = ExprBinder.coerce(bound, SqlTypes.BOOLEAN);
+        if (!SqlTypes.isBoolean(bound.type())) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY,
+              "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
+                  + SqlPositions.snippet(term));
+        }
+        if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
+          corr.conjuncts.add(bound);
+          corr.written.add(term);
+        } else {
+          filters.add(bound);
+        }
+      }
+      b.flush();
+      if (!filters.isEmpty()) b.plan = new LogicalPlan.Filter(b.plan, Exprs.and(filters));
+    }
+    boolean correlated = corr != null && !corr.conjuncts.isEmpty();
+    if (correlated && corr.mode == Mode.EXISTS) {
+      // the select list of EXISTS does not matter; the correlated predicates read the FROM columns
+      if (ps.getGroupBy() != null || ps.getHaving() != null || hasAggregate(ps) || ps.getLimit() != null) {
+        throw QuiverException.unsupported("a correlated EXISTS subquery with GROUP BY, HAVING, aggregates or LIMIT");
+      }
+      return new Rel(b.plan, List.of());
+    }
+
+    // SELECT list, HAVING and ORDER BY are bound together: they share the aggregates
+    List<AggregateCall> aggregates = new ArrayList<>();
+    ExprBinder binder = b.binder(true, aggregates);
+    List<Expr> items = new ArrayList<>();
+    List<String> visible = new ArrayList<>();
+    Map<String, String> visibleOf = new HashMap<>();
+    for (Scope.Column c : b.scope.columns()) visibleOf.putIfAbsent(c.internal(), c.name());
+    for (SelectItem<?> item : ps.getSelectItems()) {
+      Expression e = item.getExpression();
+      if (e instanceof AllColumns || e instanceof AllTableColumns) {
+        List<Scope.Column> cols = new ArrayList<>();
+        if (e instanceof AllTableColumns atc) {
+          String q = ExprBinder.unquote(atc.getTable().getName());
+          boolean found = false;
+          for (Scope.Entry en : b.scope.entries()) {
+            if (en.qualifier() != null && en.qualifier().equalsIgnoreCase(q)) {
+              cols.addAll(en.columns());
+              found = true;
+            }
+          }
+          if (!found) throw new QuiverException(ErrorCode.NOT_FOUND, "table or alias " + SqlPositions.snippet(q) + " is not in the FROM clause" + cx.at(q));
+        } else {
+          if (b.scope.entries().isEmpty()) throw new QuiverException(ErrorCode.INVALID_QUERY, "SELECT * with no FROM clause");
+          cols.addAll(b.scope.columns());
+        }
+        if (cols.isEmpty()) {
+          // a table whose columns are all unreadable: say so instead of returning no columns
+          List<String> why = new ArrayList<>();
+          for (Scope.Entry en : b.scope.entries()) {
+            for (var u : en.unsupported().entrySet()) why.add(u.getKey() + " (" + u.getValue() + ")");
+          }
+          throw QuiverException.unsupported("SELECT * over no readable column" + (why.isEmpty() ? "" : "; the columns are "
+              + String.join(", ", why)));
+        }
+        for (Scope.Column c : cols) {
+          items.add(c.ref());
+          visible.add(c.name());
+        }
+        continue;
+      }
+      Expr bound = ExprBinder.settleParameters(binder.bind(e));
+      if (!keepUntypedNulls) bound = typedNull(bound);
+      items.add(bound);
+      String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
+          : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : columnName(e);
+      visible.add(name);
+    }
+    Expr having = null;
+    if (ps.getHaving() != null) {
+      having = ExprBinder.settleParameters(binder.bind(ps.getHaving()));
+      if (!SqlTypes.isBoolean(having.type())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING must be a BOOLEAN expression: "
+            + SqlPositions.snippet(ps.getHaving()));
+      }
+    }
+    // ORDER BY: an output position, an output alias, or an expression over the input
+    List<OrderByElement> order = ps.getOrderByElements() == null ? List.of() : ps.getOrderByElements();
+    List<Object> orderTargets = new ArrayList<>(); // Integer (output index) or Expr
+    for (OrderByElement o : order) {
+      Expression e = o.getExpression();
+      if (e instanceof LongValue l) {
+        int k = OrderAndLimit.position(l);
+        if (k < 1 || k > items.size()) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "ORDER BY position " + k + " is not in the select list" + cx.at(e.toString()));
+        }
+        orderTargets.add(k - 1);
+        continue;
+      }
+      if (e instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null) {
+        int found = -1;
+        for (int i = 0; i < ps.getSelectItems().size() && i < visible.size(); i++) {
+          SelectItem<?> si = ps.getSelectItems().get(i);
+          if (si.getAlias() != null && ExprBinder.unquote(si.getAlias().getName()).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) {
+            found = i;
+            break;
+          }
+        }
+        if (found >= 0) {
+          orderTargets.add(found);
+          continue;
+        }
+      }
+      orderTargets.add(typedNull(ExprBinder.settleParameters(binder.bind(e))));
+    }
+    // GROUP BY
+    List<Expr> groupExprs = new ArrayList<>();
+    if (ps.getGroupBy() != null) {
+      if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) {
+        throw QuiverException.unsupported("GROUPING SETS", cx.at("GROUPING"));
+      }
+      ExpressionList<?> gl = ps.getGroupBy().getGroupByExpressionList();
+      // no subqueries in GROUP BY: their joins would come after the aggregation that groups by them
+      ExprBinder gb = cx.binder(b.scope, false, List.of());
+      if (gl != null) {
+        for (Object o : gl) {
+          Expression e = (Expression) o;
+          if (e instanceof LongValue l) {
+            int k = OrderAndLimit.position(l);
+            if (k < 1 || k > items.size()) {
+              throw new QuiverException(ErrorCode.INVALID_QUERY, "GROUP BY position " + k + " is not in the select list" + cx.at(e.toString()));
+            }
+            groupExprs.add(items.get(k - 1));
+            continue;
+          }
+          Expr g;
+          try {
+            g = gb.bind(e);
+          } catch (QuiverException notAColumn) {
+            // GROUP BY an output alias
+            int found = -1;
+            if (e instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null) {
+              for (int i = 0; i < ps.getSelectItems().size(); i++) {
+                SelectItem<?> si = ps.getSelectItems().get(i);
+                if (si.getAlias() != null && ExprBinder.unquote(si.getAlias().getName()).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) found = i;
+              }
+            }
+            if (found < 0) throw notAColumn;
+            g = items.get(found);
+          }
+          groupExprs.add(typedNull(ExprBinder.settleParameters(g)));
+        }
+      }
+    }
+    boolean grouped = ps.getGroupBy() != null || !aggregates.isEmpty();
+    boolean scalarCorrelated = correlated && corr.mode == Mode.SCALAR;
+    if (correlated && corr.mode == Mode.IN && grouped) {
+      throw QuiverException.unsupported("a correlated IN subquery with GROUP BY or aggregates");
+    }
+    if (scalarCorrelated) {
+      if (!grouped || ps.getGroupBy() != null) {
+        throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
+      }
+      SubqueryDecorrelator.correlationKeys(corr, outerNames);
+      groupExprs.addAll(0, corr.innerKeys);
+    }
+    Set<String> postAggNames = new HashSet<>();
+    if (grouped) {
+      List<NamedExpr> groups = new ArrayList<>();
+      Map<Expr, Expr.ColumnRef> groupRefs = new LinkedHashMap<>();
+      for (Expr g : groupExprs) {
+        if (groupRefs.containsKey(g)) continue;
+        String n = g instanceof Expr.ColumnRef c ? c.name() : cx.names().fresh("__group");
+        groups.add(new NamedExpr(g, n));
+        groupRefs.put(g, new Expr.ColumnRef(n, g.type(), g.nullable()));
+      }
+      if (scalarCorrelated) for (Expr k : corr.innerKeys) corr.keyNames.add(groupRefs.get(k).name());
+      b.plan = new LogicalPlan.Aggregate(b.plan, groups, aggregates);
+      for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
+      b.flush(); // scalar subqueries of the SELECT list / HAVING join the aggregated rows
+      for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
+      shownNames.clear();
+      for (Scope.Entry en : b.scope.entries()) {
+        for (Scope.Column c : en.columns()) {
+          // a column whose internal name is not its own was renamed to keep it apart: show its qualifier
+          boolean renamed = !c.internal().equals(c.name());
+          shownNames.putIfAbsent(c.internal(), en.qualifier() == null || !renamed ? c.name() : en.qualifier() + "." + c.name());
+        }
+      }
+      items.replaceAll(x -> postAggregate(x, groupRefs, postAggNames));
+      if (having != null) having = postAggregate(having, groupRefs, postAggNames);
+      orderTargets.replaceAll(x -> x instanceof Expr e ? postAggregate(e, groupRefs, postAggNames) : x);
+    } else {
+      b.flush();
+    }
+    if (having != null) {
+      if (!grouped) throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING needs GROUP BY or an aggregate" + cx.at("HAVING"));
+      b.plan = new LogicalPlan.Filter(b.plan, having);
+    }
+
+    // projection with internal names; ORDER BY expressions not in the list become hidden columns
+    List<NamedExpr> outputs = new ArrayList<>();
+    Set<String> used = new HashSet<>();
+    for (int i = 0; i < items.size(); i++) {
+      Expr x = items.get(i);
+      String n = x instanceof Expr.ColumnRef c && used.add(c.name()) ? c.name()
+          : cx.names().unique(sanitize(visible.get(i)), null);
+      used.add(n);
+      outputs.add(new NamedExpr(x, n));
+    }
+    int visibleCount = outputs.size();
+    if (correlated && corr.mode == Mode.IN) {
+      // the correlated predicates read inner columns: pass them through
+      for (Expr c : corr.conjuncts) {
+        for (String col : Exprs.columns(c)) {
+          if (outerNames.contains(col) || used.contains(col)) continue;
+          used.add(col);
+          Field f = field(b.plan, col);
+          outputs.add(new NamedExpr(ref(f), col));
+        }
+      }
+    }
+    if (scalarCorrelated) {
+      for (String k : corr.keyNames) {
+        Field f = field(b.plan, k);
+        String n = used.add(k) ? k : cx.names().fresh("__key");
+        outputs.add(new NamedExpr(ref(f), n));
+        corr.keyNames.set(corr.keyNames.indexOf(k), n);
+      }
+    }
+    boolean distinct = ps.getDistinct() != null;
+    List<SortKey> keys = new ArrayList<>();
+    for (int i = 0; i < orderTargets.size(); i++) {
+      Object t = orderTargets.get(i);
+      int index = -1;
+      if (t instanceof Integer k) {
+        index = k;
+      } else {
+        for (int j = 0; j < visibleCount; j++) if (outputs.get(j).expr().equals(t)) index = j;
+        if (index < 0) {
+          if (distinct) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "for SELECT DISTINCT, ORDER BY expressions must appear in the select list: "
+                + SqlPositions.snippet(order.get(i).getExpression()));
+          }
+          outputs.add(new NamedExpr((Expr) t, cx.names().fresh("__order")));
+          index = outputs.size() - 1;
+        }
+      }
+      NamedExpr target = outputs.get(index);
+      keys.add(OrderAndLimit.sortKey(order.get(i), new Expr.ColumnRef(target.name(), target.expr().type(), target.expr().nullable())));
+    }
+    b.plan = new LogicalPlan.Project(b.plan, outputs);
+    if (distinct) {
+      if (ps.getDistinct().getOnSelectItems() != null && !ps.getDistinct().getOnSelectItems().isEmpty()) {
+        throw QuiverException.unsupported("DISTINCT ON", cx.at("DISTINCT"));
+      }
+      b.plan = SetOperationBinder.distinct(b.plan);
+    }
+    long[] lo = OrderAndLimit.limitOffset(ps, cx);
+    if (!keys.isEmpty()) b.plan = new LogicalPlan.Sort(b.plan, keys, lo[0] < 0 ? -1 : OrderAndLimit.saturatedAdd(lo[0], lo[1]));
+    b.plan = OrderAndLimit.limit(b.plan, lo);
+    if (outputs.size() > visibleCount && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
+      List<NamedExpr> keep = new ArrayList<>();
+      for (int i = 0; i < visibleCount; i++) keep.add(new NamedExpr(refOf(outputs.get(i)), outputs.get(i).name()));
+      b.plan = new LogicalPlan.Project(b.plan, keep);
+    }
+    if (correlated && corr.mode == Mode.SCALAR && visibleCount != 1) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "a scalar subquery must return one column, not " + visibleCount);
+    }
+    // what the subquery's WHERE correlates was taken out above; any other outer reference (in the select list, an
+    // aggregate's argument, …) would be read from rows that do not have it
+    if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.hasReference(b.plan, outerNames)) {
+      throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
+    }
+    return new Rel(b.plan, visible);
+  }
+
+  private static Expr refOf(NamedExpr n) {
+    return new Expr.ColumnRef(n.name(), n.expr().type(), n.expr().nullable());
+  }
+
+  private static String sanitize(String visible) {
+    String s = visible.length() > 40 ? visible.substring(0, 40) : visible;
+    return s.isEmpty() ? "__expr" : s;
+  }
+
+  private static Field field(LogicalPlan plan, String name) {
+    for (Field f : plan.schema().getFields()) if (f.getName().equals(name)) return f;
+    throw QuiverException.internal("column " + name + " not in " + plan.schema());
+  }
+
+  /** How the user names each column of the block being aggregated ({@code qualifier.name}), for messages. */
+  private final Map<String, String> shownNames = new HashMap<>();
+
+  /**
+   * An expression over the aggregate's output: group expressions become references to their group
+   * column; any other input column is an error.
+   */
+  private Expr postAggregate(Expr e, Map<Expr, Expr.ColumnRef> groups, Set<String> available) {
+    Expr.ColumnRef g = groups.get(e);
+    if (g != null) return g;
+    if (e instanceof Expr.ColumnRef c) {
+      if (available.contains(c.name())) return c;
+      String shown = shownNames.getOrDefault(c.name(), dev.quiver.planner.expr.Exprs.userName(c.name()));
+      String unqualified = shown.substring(shown.lastIndexOf('.') + 1);
+      String where = SqlPositions.find(cx.sql(), shown);
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + shown
+          + " must appear in the GROUP BY clause or be used in an aggregate function"
+          + (where != null ? " at " + where : cx.at(unqualified)));
+    }
+    List<Expr> children = e.children();
+    if (children.isEmpty()) return e;
+    List<Expr> next = new ArrayList<>();
+    boolean changed = false;
+    for (Expr c : children) {
+      Expr n = postAggregate(c, groups, available);
+      changed |= n != c;
+      next.add(n);
+    }
+    return changed ? e.withChildren(next) : e;
+  }
+
+  /**
+   * {@code e}, or an untyped NULL as an INTEGER (as VALUES and UNION type it): no operator moves a column of
+   * Arrow's Null type (sorts, joins and limits failed on it).
+   */
+  private static Expr typedNull(Expr e) {
+    return SqlTypes.isNull(e.type()) ? ExprBinder.coerce(e, SqlTypes.INTEGER) : e;
+  }
+
+  /**
+   * The name of an unaliased select item: its SQL text. JSqlParser prints recursively, in time quadratic in a
+   * chain's length: a long AND / OR / arithmetic chain is named {@code ?column?} instead (as PostgreSQL does).
+   */
+  private static String columnName(Expression e) {
+    int spine = 0;
+    for (Expression x = e; x instanceof net.sf.jsqlparser.expression.BinaryExpression b; x = b.getLeftExpression()) {
+      if (++spine > 100) return "?column?";
+    }
+    try {
+      return e.toString();
+    } catch (StackOverflowError tooDeep) {
+      return "?column?";
+    }
+  }
+
+  private static boolean hasAggregate(PlainSelect ps) {
+    String text;
+    try {
+      text = ps.getSelectItems().toString().toLowerCase(Locale.ROOT);
+    } catch (StackOverflowError tooDeep) {
+      return true;
+    }
+    return text.matches("(?s).*\\b(count|sum|avg|min|max|bool_and|bool_or|every|stddev\\w*|var\\w*|variance)\\s*\\(.*");
+  }
+
+  private void rejectUnsupported(PlainSelect ps) {
+    if (ps.getWindowDefinitions() != null && !ps.getWindowDefinitions().isEmpty()) throw QuiverException.unsupported("WINDOW");
+    if (ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) throw QuiverException.unsupported("SELECT INTO");
+  }
+}

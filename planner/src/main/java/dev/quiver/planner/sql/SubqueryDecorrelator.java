@@ -1,0 +1,223 @@
+package dev.quiver.planner.sql;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.plan.LogicalPlan.AggFunc;
+import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import dev.quiver.planner.plan.LogicalPlan.JoinType;
+import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
+import dev.quiver.planner.plan.LogicalPlan.SortKey;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.sql.Correlation.Mode;
+import dev.quiver.planner.types.SqlTypes;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Set;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.NotExpression;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
+import net.sf.jsqlparser.expression.operators.relational.ExistsExpression;
+import net.sf.jsqlparser.expression.operators.relational.InExpression;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
+import net.sf.jsqlparser.statement.select.Join;
+import net.sf.jsqlparser.statement.select.Select;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * Subqueries become joins. An AND-term of WHERE that is {@code [NOT] EXISTS} or {@code [NOT] IN} (subquery)
+ * becomes a semi / anti join (NOT IN a null-aware anti join, so a NULL in the subquery yields no row) whose
+ * condition holds the subquery's correlated predicates, taken out of its WHERE. A scalar subquery becomes a
+ * LEFT join with its single row (checked at run time); when correlated, only on equalities, and only as a
+ * single aggregate, which is then grouped by the correlation keys and LEFT-joined on them — a missing group's
+ * count reads 0 (the COUNT bug). Other correlations are refused: their rows would not carry the outer columns.
+ */
+final class SubqueryDecorrelator {
+  private final Analyzer analyzer;
+
+  SubqueryDecorrelator(Analyzer analyzer) {
+    this.analyzer = analyzer;
+  }
+
+  private static Expr.ColumnRef ref(Field f) {
+    return new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
+  }
+
+  private static Field field(LogicalPlan plan, String name) {
+    for (Field f : plan.schema().getFields()) if (f.getName().equals(name)) return f;
+    throw QuiverException.internal("column " + name + " not in " + plan.schema());
+  }
+
+  /** Plans an AND-term of WHERE that is [NOT] EXISTS or [NOT] IN (subquery) as a join; false otherwise. */
+  boolean subqueryPredicate(Expression term, Block b) {
+    Expression t = term;
+    boolean not = false;
+    while (t instanceof ParenthesedExpressionList<?> p && p.size() == 1) t = p.get(0);
+    if (t instanceof NotExpression n) {
+      not = true;
+      t = n.getExpression();
+      while (t instanceof ParenthesedExpressionList<?> p && p.size() == 1) t = p.get(0);
+    }
+    if (t instanceof ExistsExpression ex && ex.getRightExpression() instanceof Select sub) {
+      not ^= ex.isNot();
+      Correlation corr = new Correlation(Mode.EXISTS);
+      Rel r = analyzer.query(sub, b.scope, corr);
+      Expr cond = corr.conjuncts.isEmpty() ? null : Exprs.and(corr.conjuncts);
+      if (cond == null) r = new Rel(new LogicalPlan.Limit(r.plan(), 1, 0), r.visible());
+      boolean negated = not;
+      b.plan = new LogicalPlan.Join(b.plan, r.plan(), negated ? JoinType.ANTI : JoinType.SEMI, cond);
+      return true;
+    }
+    if (t instanceof InExpression in && in.getRightExpression() instanceof Select sub) {
+      not ^= in.isNot();
+      Correlation corr = new Correlation(Mode.IN);
+      Rel r = analyzer.query(sub, b.scope, corr);
+      List<Field> fields = r.plan().schema().getFields();
+      int width = r.visible().size();
+      if (width != 1) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "the subquery of IN must return one column, not " + width + ": "
+            + SqlPositions.snippet(in));
+      }
+      Expr value = ExprBinder.settleParameters(b.binder(false, List.of()).bind(in.getLeftExpression()));
+      Expr item = ref(fields.get(0));
+      ArrowType common = SqlTypes.isNull(value.type()) ? item.type() : SqlTypes.comparisonCommon(value.type(), item.type());
+      if (common == null) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot compare " + SqlTypes.sqlName(value.type()) + " with "
+            + SqlTypes.sqlName(item.type()) + ": " + SqlPositions.snippet(in));
+      }
+      List<Expr> conds = new ArrayList<>();
+      conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(value, common), ExprBinder.coerce(item, common)));
+      conds.addAll(corr.conjuncts);
+      b.flush();
+      b.plan = new LogicalPlan.Join(b.plan, r.plan(), not ? JoinType.NULL_AWARE_ANTI : JoinType.SEMI, Exprs.and(conds));
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * A scalar subquery: uncorrelated, a LEFT join with its (at most one) row; correlated on equalities,
+   * grouped by its correlation keys and LEFT-joined on them. Returns the reference to its value.
+   */
+  Expr scalarSubquery(Select sub, Block b) {
+    Correlation corr = new Correlation(Mode.SCALAR);
+    Rel r = analyzer.query(sub, b.scope, corr);
+    List<Field> fields = r.plan().schema().getFields();
+    Field value = fields.get(0);
+    if (corr.conjuncts.isEmpty()) {
+      if (r.visible().size() != 1) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "a scalar subquery must return one column, not " + r.visible().size());
+      }
+      LogicalPlan one = new LogicalPlan.EnforceSingleRow(r.plan());
+      b.pending.add(p -> new LogicalPlan.Join(p, one, JoinType.LEFT, Expr.Literal.TRUE));
+      b.subqueryColumns.add(value.getName());
+      return new Expr.ColumnRef(value.getName(), value.getType(), true);
+    }
+    List<Expr> conds = new ArrayList<>();
+    for (int i = 0; i < corr.keyNames.size(); i++) {
+      Field k = field(r.plan(), corr.keyNames.get(i));
+      Expr outerKey = corr.outerKeys.get(i);
+      ArrowType common = SqlTypes.comparisonCommon(k.getType(), outerKey.type());
+      conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(outerKey, common), ExprBinder.coerce(ref(k), common)));
+    }
+    LogicalPlan inner = r.plan();
+    b.pending.add(p -> new LogicalPlan.Join(p, inner, JoinType.LEFT, Exprs.and(conds)));
+    Expr result = new Expr.ColumnRef(value.getName(), value.getType(), true);
+    // the COUNT bug: a group with no rows is absent, and its count must read 0, not NULL
+    if (inner instanceof LogicalPlan.Project p && p.exprs().get(0).expr() instanceof Expr.ColumnRef c
+        && p.input() instanceof LogicalPlan.Aggregate a) {
+      for (AggregateCall call : a.aggregates()) {
+        if (call.name().equals(c.name()) && call.func() == AggFunc.COUNT) {
+          return new Expr.Call("coalesce", List.of(result, new Expr.Literal(0L, SqlTypes.BIGINT)), SqlTypes.BIGINT, false,
+              Expr.Volatility.IMMUTABLE);
+        }
+      }
+    }
+    if (inner.toString().contains("COUNT")) {
+      throw QuiverException.unsupported("a correlated scalar subquery with count() inside an expression");
+    }
+    return result;
+  }
+
+  /**
+   * The join keys of a correlated scalar subquery, into {@code corr.innerKeys} and {@code corr.outerKeys}: each
+   * correlated predicate must be an equality between an inner expression and one over outer columns only.
+   */
+  static void correlationKeys(Correlation corr, Set<String> outerNames) {
+    for (int k = 0; k < corr.conjuncts.size(); k++) {
+      Expr c = corr.conjuncts.get(k);
+      String written = SqlPositions.snippet(corr.written.get(k));
+      if (!(c instanceof Expr.Comparison cmp && cmp.op() == Expr.CmpOp.EQ)) {
+        throw QuiverException.unsupported("the correlated predicate " + written + " in a scalar subquery (only equalities are)");
+      }
+      boolean leftOuter = intersects(Exprs.columns(cmp.left()), outerNames);
+      boolean rightOuter = intersects(Exprs.columns(cmp.right()), outerNames);
+      Expr inner = leftOuter ? cmp.right() : cmp.left();
+      Expr outerSide = leftOuter ? cmp.left() : cmp.right();
+      if (leftOuter == rightOuter || intersects(Exprs.columns(inner), outerNames) || Exprs.columns(inner).isEmpty()
+          || !outerNames.containsAll(Exprs.columns(outerSide))) {
+        throw QuiverException.unsupported("the correlated predicate " + written + " in a scalar subquery");
+      }
+      corr.innerKeys.add(inner);
+      corr.outerKeys.add(outerSide);
+    }
+  }
+
+  static boolean intersects(Set<String> a, Set<String> b) {
+    for (String x : a) if (b.contains(x)) return true;
+    return false;
+  }
+
+  /** Whether any expression of the plan reads one of {@code names}. */
+  static boolean hasReference(LogicalPlan plan, Set<String> names) {
+    if (names.isEmpty()) return false;
+    List<Expr> exprs = new ArrayList<>();
+    if (plan instanceof LogicalPlan.Filter f) exprs.add(f.condition());
+    if (plan instanceof LogicalPlan.Project p) for (NamedExpr n : p.exprs()) exprs.add(n.expr());
+    if (plan instanceof LogicalPlan.Join j && j.condition() != null) exprs.add(j.condition());
+    if (plan instanceof LogicalPlan.Aggregate a) {
+      for (NamedExpr n : a.groups()) exprs.add(n.expr());
+      for (AggregateCall c : a.aggregates()) if (c.arg() != null) exprs.add(c.arg());
+    }
+    if (plan instanceof LogicalPlan.Sort s) for (SortKey k : s.keys()) exprs.add(k.expr());
+    for (Expr e : exprs) if (intersects(Exprs.columns(e), names)) return true;
+    for (LogicalPlan c : plan.children()) if (hasReference(c, names)) return true;
+    return false;
+  }
+
+  /** The AND-terms of a WHERE clause, where its subquery predicates and correlated predicates are found. */
+  static List<Expression> andTerms(Expression e) {
+    List<Expression> out = new ArrayList<>();
+    Deque<Expression> stack = new ArrayDeque<>();
+    stack.push(e);
+    while (!stack.isEmpty()) {
+      Expression x = stack.pop();
+      if (x instanceof InExpression in && (in.getRightExpression() instanceof AndExpression
+          || in.getRightExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression)) {
+        // JSqlParser 5.3 parses "x IN (...) AND y" as "x IN ((...) AND y)": move the IN onto the leftmost operand
+        net.sf.jsqlparser.expression.BinaryExpression bin = (net.sf.jsqlparser.expression.BinaryExpression) in.getRightExpression();
+        Expression top = bin;
+        while (bin.getLeftExpression() instanceof AndExpression
+            || bin.getLeftExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression) {
+          bin = (net.sf.jsqlparser.expression.BinaryExpression) bin.getLeftExpression();
+        }
+        InExpression inner = new InExpression(in.getLeftExpression(), bin.getLeftExpression());
+        inner.setNot(in.isNot());
+        bin.setLeftExpression(inner);
+        stack.push(top);
+      } else if (x instanceof AndExpression a) {
+        stack.push(a.getRightExpression());
+        stack.push(a.getLeftExpression());
+      } else if (x instanceof ParenthesedExpressionList<?> p && p.size() == 1 && p.get(0) instanceof AndExpression a) {
+        stack.push(a);
+      } else {
+        out.add(x);
+      }
+    }
+    return out;
+  }
+}
