@@ -126,7 +126,6 @@ final class FromBinder {
     }
     if (item instanceof ParenthesedSelect p) {
       Rel r = analyzer.query(p.getSelect() != null ? p.getSelect() : p, null);
-      r = orderAndLimitOutputsOf(p, r);
       List<String> visible = r.visible();
       if (p.getAlias() != null && p.getAlias().getAliasColumns() != null && !p.getAlias().getAliasColumns().isEmpty()) {
         visible = new ArrayList<>();
@@ -165,11 +164,6 @@ final class FromBinder {
       return new From(f.plan(), renamed);
     }
     throw QuiverException.unsupported("the FROM item " + item, cx.at(String.valueOf(item)));
-  }
-
-  /** The ORDER BY / LIMIT written after a parenthesized derived table's closing parenthesis. */
-  private Rel orderAndLimitOutputsOf(ParenthesedSelect p, Rel r) {
-    return r;
   }
 
   private From derived(Rel r, List<String> visible, String qualifier, FromItem item) {
