@@ -1,62 +1,7 @@
 package dev.quiver.server;
 
-import static com.google.protobuf.Any.pack;
-import static dev.quiver.server.ResultStreaming.*;
-
 import com.google.protobuf.ByteString;
-import dev.quiver.planner.PreparedQuery;
-import dev.quiver.planner.QueryEngine;
-import dev.quiver.planner.QueryExecution;
-import dev.quiver.planner.sql.Analyzer;
-import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
-import dev.quiver.scan.table.ParquetTable;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Supplier;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightEndpoint;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightProducer.CallContext;
-import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
-import org.apache.arrow.flight.FlightProducer.StreamListener;
-import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.Result;
-import org.apache.arrow.flight.SchemaResult;
-import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.flight.sql.FlightSqlColumnMetadata;
-import org.apache.arrow.flight.sql.FlightSqlProducer.Schemas;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetExportedKeys;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetImportedKeys;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetPrimaryKeys;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetSqlInfo;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTableTypes;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
-import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The cancellation registry: queries running under each ticket handle, and tickets cancelled before (or
