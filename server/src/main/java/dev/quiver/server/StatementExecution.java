@@ -1,0 +1,419 @@
+package dev.quiver.server;
+
+import static com.google.protobuf.Any.pack;
+import static dev.quiver.server.ResultStreaming.*;
+
+import com.google.protobuf.ByteString;
+import dev.quiver.planner.PreparedQuery;
+import dev.quiver.planner.QueryEngine;
+import dev.quiver.planner.QueryExecution;
+import dev.quiver.scan.ErrorCode;
+import dev.quiver.scan.QuiverException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightProducer.CallContext;
+import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
+import org.apache.arrow.flight.FlightProducer.StreamListener;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Statements and prepared statements: planned at prepare (or GetFlightInfo) time, with self-describing
+ * handles, the plan handed to the DoGet that follows (plan once per execution); parameter binding; the
+ * update path (SET only: Quiver is read-only); and the run of a query under admission, cancellation and
+ * the statement timeout, each in its own child allocator with a memory limit.
+ */
+final class StatementExecution {
+  private final QueryEngine engine;
+  private final BufferAllocator root;
+  private final Supplier<BufferAllocator> allocators;
+  private final Function<Throwable, FlightRuntimeException> errors;
+  private final QueryAdmission admission;
+  private final Sessions sessions;
+  private final RunningQueries running;
+  private final StatementHandles handles = new StatementHandles();
+  /** Plans handed from CreatePreparedStatement / GetFlightInfo to the call that follows (plan once per execution). */
+  private final dev.quiver.planner.PlanCache plans = new dev.quiver.planner.PlanCache();
+
+  StatementExecution(QueryEngine engine, BufferAllocator root, Supplier<BufferAllocator> allocators,
+      Function<Throwable, FlightRuntimeException> errors, QueryAdmission admission, Sessions sessions,
+      RunningQueries running) {
+    this.engine = engine;
+    this.root = root;
+    this.allocators = allocators;
+    this.errors = errors;
+    this.admission = admission;
+    this.sessions = sessions;
+    this.running = running;
+  }
+
+  private FlightRuntimeException error(Throwable t) {
+    return errors.apply(t);
+  }
+
+  private BufferAllocator newQueryAllocator() {
+    return allocators.get();
+  }
+
+  private static String user(CallContext context) {
+    String u = context.peerIdentity();
+    return u == null ? "" : u;
+  }
+
+  private StatementHandles.Statement statement(ByteString handle, CallContext context) {
+    // a ticket already issued stays good after its prepared statement is closed (the JDBC driver may close
+    // a statement before it has read all of a result); the statement's handle itself does not
+    if (handle.size() > 9 && handle.byteAt(0) == RunningQueries.TICKET) return handles.read(handle.substring(9).toByteArray(), user(context));
+    return handles.decode(handle.toByteArray(), user(context));
+  }
+
+  private ByteString handle(String sql, List<List<Object>> rows, CallContext context) {
+    return handle(0, sql, rows, context);
+  }
+
+  /** A handle of prepared statement {@code id} (0: of the statement path). */
+  private ByteString handle(long id, String sql, List<List<Object>> rows, CallContext context) {
+    return ByteString.copyFrom(handles.encode(new StatementHandles.Statement(id, user(context), sql, rows)));
+  }
+
+  public void createPreparedStatement(ActionCreatePreparedStatementRequest request, CallContext context,
+      StreamListener<Result> listener) {
+    try {
+      String sql = request.getQuery();
+      engine.limits().checkLength(sql); // before anything reads it
+      ByteString handle = handle(handles.newId(), sql, List.of(), context);
+      ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
+          .setPreparedStatementHandle(handle);
+      if (SessionSettings.parseShow(sql) != null) {
+        result.setDatasetSchema(ByteString.copyFrom(Sessions.SHOW_SCHEMA.serializeAsMessage()));
+      } else if (SessionSettings.parse(sql) == null) {
+        try (BufferAllocator allocator = newQueryAllocator()) {
+          dev.quiver.planner.QuerySettings settings = sessions.settings(context);
+          PreparedQuery q = engine.prepare(sql, allocator, settings, null, planning(context));
+          plans.put(handle, settings, q);
+          result.setDatasetSchema(ByteString.copyFrom(resultSchema(q).serializeAsMessage()));
+          if (!q.parameterTypes().isEmpty()) {
+            result.setParameterSchema(ByteString.copyFrom(parameterSchema(q.parameterTypes()).serializeAsMessage()));
+          }
+        }
+      } else {
+        Sessions.startSession(context); // its cookie comes back with the execution, if the client keeps cookies
+        result.setDatasetSchema(ByteString.copyFrom(Sessions.NO_COLUMNS.serializeAsMessage()));
+      }
+      listener.onNext(new Result(pack(result.build()).toByteArray()));
+      listener.onCompleted();
+    } catch (Throwable t) {
+      listener.onError(error(t));
+    }
+  }
+
+  public void closePreparedStatement(ActionClosePreparedStatementRequest request, CallContext context,
+      StreamListener<Result> listener) {
+    // handles are self-describing: nothing to free, only to refuse from now on; closing twice is fine
+    handles.close(request.getPreparedStatementHandle().toByteArray(), user(context));
+    listener.onCompleted();
+  }
+
+  public FlightInfo getFlightInfoPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
+          .setStatementHandle(running.ticketHandle(command.getPreparedStatementHandle())).build();
+      return info(plan(statement(command.getPreparedStatementHandle(), context), command.getPreparedStatementHandle(), context),
+          descriptor, pack(ticket).toByteArray());
+    } catch (Throwable t) {
+      throw error(t);
+    }
+  }
+
+  public SchemaResult getSchemaPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      return new SchemaResult(plan(statement(command.getPreparedStatementHandle(), context),
+          command.getPreparedStatementHandle(), context));
+    } catch (Throwable t) {
+      throw error(t);
+    }
+  }
+
+  public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
+      ServerStreamListener listener) {
+    try {
+      run(statement(command.getPreparedStatementHandle(), context), command.getPreparedStatementHandle(), context, listener);
+    } catch (Throwable t) {
+      listener.error(error(t));
+    }
+  }
+
+  /**
+   * Binding parameters: the rows of the DoPut stream (each a parameter set; a query runs once per set)
+   * go into a new self-describing handle, returned as a raw DoPutPreparedStatementResult.
+   */
+  public Runnable acceptPutPreparedStatementQuery(CommandPreparedStatementQuery command, CallContext context,
+      org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    return () -> {
+      try {
+        StatementHandles.Statement st = statement(command.getPreparedStatementHandle(), context);
+        List<ArrowType> types;
+        dev.quiver.planner.QuerySettings settings = sessions.settings(context);
+        PreparedQuery planned = st.rows().isEmpty()
+            ? plans.peek(command.getPreparedStatementHandle(), settings, engine.snapshot()) : null;
+        if (planned == null) {
+          try (BufferAllocator allocator = newQueryAllocator()) {
+            planned = engine.prepare(st.sql(), allocator, settings, null, planning(context));
+          }
+        }
+        types = planned.parameterTypes();
+        List<List<Object>> rows = new ArrayList<>();
+        while (flightStream.next()) {
+          VectorSchemaRoot root = flightStream.getRoot();
+          if (root.getFieldVectors().size() != types.size()) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + types.size()
+                + " parameters but " + root.getFieldVectors().size() + " were bound");
+          }
+          for (int r = 0; r < root.getRowCount(); r++) {
+            List<Object> row = new ArrayList<>();
+            for (int c = 0; c < types.size(); c++) {
+              FieldVector v = root.getVector(c);
+              Object value = new dev.quiver.planner.kernel.VectorValues(v, false).getObject(r);
+              row.add(dev.quiver.planner.kernel.Casts.cast(value, v.getField().getType(), types.get(c)));
+            }
+            rows.add(row);
+          }
+        }
+        byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutPreparedStatementResult.newBuilder()
+            .setPreparedStatementHandle(handle(st.id(), st.sql(), rows, context)).build().toByteArray();
+        try (org.apache.arrow.memory.ArrowBuf buf = root.buffer(result.length)) {
+          buf.writeBytes(result);
+          ackStream.onNext(org.apache.arrow.flight.PutResult.metadata(buf));
+        }
+        ackStream.onCompleted();
+      } catch (Throwable t) {
+        ackStream.onError(error(t));
+      }
+    };
+  }
+
+  public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      engine.limits().checkLength(command.getQuery());
+      StatementHandles.Statement st = new StatementHandles.Statement(user(context), command.getQuery(), List.of());
+      ByteString handle = handle(command.getQuery(), List.of(), context);
+      TicketStatementQuery ticket = TicketStatementQuery.newBuilder().setStatementHandle(running.ticketHandle(handle)).build();
+      return info(plan(st, handle, context), descriptor, pack(ticket).toByteArray());
+    } catch (Throwable t) {
+      throw error(t);
+    }
+  }
+
+  public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    try {
+      return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), null, context));
+    } catch (Throwable t) {
+      throw error(t);
+    }
+  }
+
+  public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    try {
+      run(statement(ticket.getStatementHandle(), context), ticket.getStatementHandle(), context, listener);
+    } catch (Throwable t) {
+      listener.error(error(t));
+    }
+  }
+
+  /**
+   * For planning outside DoGet (GetFlightInfo, prepare): planning many joins can take seconds, so it stops
+   * when the client cancels the call or goes away, or at the session's statement timeout.
+   */
+  private dev.quiver.planner.Cancellation planning(CallContext context) {
+    long timeoutMs = sessions.settings(context).statementTimeoutMs();
+    long deadline = timeoutMs == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMs * 1_000_000L;
+    return () -> {
+      if (context.isCancelled()) throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+      if (System.nanoTime() > deadline) {
+        throw new QuiverException(ErrorCode.TIMED_OUT, "planning exceeded the statement timeout of " + timeoutMs + " ms ("
+            + SessionSettings.TIMEOUT + ")");
+      }
+    };
+  }
+
+  /**
+   * The schema a statement's results will have (none for a SET), planned with its first parameter row; the
+   * plan is kept under {@code handle} (unless null) for the DoGet that follows.
+   */
+  private Schema plan(StatementHandles.Statement st, ByteString handle, CallContext context) {
+    engine.limits().checkLength(st.sql());
+    if (SessionSettings.parse(st.sql()) != null) {
+      Sessions.startSession(context); // its cookie comes back with the DoGet, if the client keeps cookies
+      return Sessions.NO_COLUMNS;
+    }
+    if (SessionSettings.parseShow(st.sql()) != null) return Sessions.SHOW_SCHEMA;
+    try (BufferAllocator allocator = newQueryAllocator()) {
+      List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
+      dev.quiver.planner.QuerySettings settings = sessions.settings(context);
+      dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
+      PreparedQuery q = handle == null || st.rows().size() > 1 ? null : plans.take(handle, settings, snapshot);
+      if (q == null) q = engine.prepare(snapshot, st.sql(), allocator, settings, first, planning(context));
+      if (handle != null && st.rows().size() <= 1) plans.put(handle, settings, q);
+      return resultSchema(q);
+    }
+  }
+
+  public Runnable acceptPutStatement(org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate command,
+      CallContext context, org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    return () -> update(command.getQuery(), false, context, flightStream, ackStream);
+  }
+
+  public Runnable acceptPutPreparedStatementUpdate(
+      org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate command, CallContext context,
+      org.apache.arrow.flight.FlightStream flightStream, StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
+    return () -> {
+      try {
+        update(statement(command.getPreparedStatementHandle(), context).sql(), true, context, flightStream, ackStream);
+      } catch (Throwable t) {
+        ackStream.onError(error(t));
+      }
+    };
+  }
+
+  /** The update path: only SET is an update in read-only Quiver; it answers an unknown record count (-1). */
+  private void update(String sql, boolean prepared, CallContext context, org.apache.arrow.flight.FlightStream in,
+      StreamListener<org.apache.arrow.flight.PutResult> ack) {
+    try {
+      // answer at once: FlightSqlClient.executeUpdate reads the result before it ends its stream
+      engine.limits().checkLength(sql);
+      if (!sessions.applySet(sql, context, prepared)) {
+        throw new QuiverException(ErrorCode.UNSUPPORTED,
+            "Quiver is read-only: updates are not supported ('" + dev.quiver.planner.sql.SqlPositions.snippet(sql.strip()) + "')");
+      }
+      byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(-1).build()
+          .toByteArray();
+      try (org.apache.arrow.memory.ArrowBuf buf = root.buffer(result.length)) {
+        buf.writeBytes(result);
+        ack.onNext(org.apache.arrow.flight.PutResult.metadata(buf));
+      }
+      ack.onCompleted();
+    } catch (Throwable t) {
+      ack.onError(error(t));
+    }
+  }
+
+  /** Runs a statement once per bound parameter row (once if it has none), streaming every batch. */
+  private void run(StatementHandles.Statement st, ByteString key, CallContext context, ServerStreamListener listener) {
+    BufferAllocator allocator = null;
+    QueryAdmission.Ticket slot = null;
+    java.util.concurrent.atomic.AtomicBoolean cancelled = running.register(key);
+    listener.setOnCancelHandler(() -> cancelled.set(true));
+    try {
+      allocator = newQueryAllocator();
+      java.util.List<String> show = SessionSettings.parseShow(st.sql());
+      if (show != null) {
+        sessions.show(show, context, allocator, listener);
+        return;
+      }
+      if (sessions.applySet(st.sql(), context, true)) {
+        try (VectorSchemaRoot empty = VectorSchemaRoot.create(Sessions.NO_COLUMNS, allocator)) {
+          listener.start(empty);
+        }
+        listener.completed();
+        return;
+      }
+      dev.quiver.planner.QuerySettings settings = sessions.settings(context);
+      long deadline = settings.statementTimeoutMs() == 0 ? Long.MAX_VALUE
+          : System.nanoTime() + settings.statementTimeoutMs() * 1_000_000L;
+      dev.quiver.planner.Cancellation cancellation = () -> {
+        if (cancelled.get() || listener.isCancelled()) {
+          throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+        }
+        if (System.nanoTime() > deadline) {
+          throw new QuiverException(ErrorCode.TIMED_OUT, "query exceeded the statement timeout of "
+              + settings.statementTimeoutMs() + " ms (" + SessionSettings.TIMEOUT + ")");
+        }
+      };
+      // at most --max-queries-per-user run at once; the wait counts against the statement timeout
+      slot = admission.acquire(user(context), cancellation::check);
+      org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy backpressure =
+          new org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy();
+      backpressure.register(listener);
+      List<List<Object>> rows = st.rows().isEmpty() ? java.util.Collections.singletonList(null) : st.rows();
+      VectorSchemaRoot out = null;
+      // the files as they are now, one version for all parameter rows (never those of an earlier prepare)
+      dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
+      // the plan of the GetFlightInfo before, if it reads the same files as this snapshot has
+      PreparedQuery planned = rows.size() == 1 ? plans.take(RunningQueries.statementHandle(key), settings, snapshot) : null;
+      try {
+        for (List<Object> row : rows) {
+          PreparedQuery query = planned != null ? planned
+              : engine.prepare(snapshot, st.sql(), allocator, settings, row, cancellation);
+          if (row == null && !query.parameterTypes().isEmpty()) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + query.parameterTypes().size()
+                + " parameters: bind their values before executing it");
+          }
+          if (out == null) {
+            out = VectorSchemaRoot.create(resultSchema(query), allocator);
+            listener.start(out);
+          }
+          try (QueryExecution execution = engine.execute(query, allocator, cancellation)) {
+            VectorSchemaRoot batch;
+            while ((batch = execution.next()) != null) {
+              try (VectorSchemaRoot b = batch) {
+                send(b, out, listener, backpressure, cancellation);
+              }
+            }
+          }
+        }
+      } finally {
+        if (out != null) out.close();
+      }
+      listener.completed();
+    } catch (Throwable t) {
+      listener.error(error(t));
+    } finally {
+      running.unregister(key, cancelled);
+      try {
+        if (allocator != null) closeWhenReleased(allocator);
+      } finally {
+        if (slot != null) slot.close();
+      }
+    }
+  }
+
+  /** CancelFlightInfo: flags the queries behind the info's tickets; they stop at their next batch. */
+  public void cancelFlightInfo(org.apache.arrow.flight.CancelFlightInfoRequest request, CallContext context,
+      StreamListener<org.apache.arrow.flight.CancelStatus> listener) {
+    try {
+      for (FlightEndpoint e : request.getInfo().getEndpoints()) {
+        com.google.protobuf.Any any = com.google.protobuf.Any.parseFrom(e.getTicket().getBytes());
+        ByteString key = any.is(TicketStatementQuery.class) ? any.unpack(TicketStatementQuery.class).getStatementHandle()
+            : any.unpack(CommandPreparedStatementQuery.class).getPreparedStatementHandle();
+        statement(key, context); // only the caller's own statements
+        running.cancel(key);
+      }
+      listener.onNext(org.apache.arrow.flight.CancelStatus.CANCELLED);
+      listener.onCompleted();
+    } catch (Throwable t) {
+      listener.onError(error(t));
+    }
+  }
+}
