@@ -124,6 +124,18 @@ final class QueryAdmission {
         + (user.equals(ANONYMOUS) ? "; without authentication all clients are one user" : "") + ")");
   }
 
+  /** Queries of {@code user} waiting for their turn now (for tests and operations). */
+  int waiting(String user) {
+    Slots s = users.get(user == null || user.isEmpty() ? ANONYMOUS : user);
+    if (s == null) return 0;
+    s.lock.lock();
+    try {
+      return s.queue.size();
+    } finally {
+      s.lock.unlock();
+    }
+  }
+
   /** Queries of {@code user} running now (for tests and operations). */
   int running(String user) {
     Slots s = users.get(user == null || user.isEmpty() ? ANONYMOUS : user);

@@ -78,7 +78,7 @@ final class SqlInfos {
         .set(SqlInfo.FLIGHT_SQL_SERVER_SUBSTRAIT, b -> b.withFlightSqlServerSubstrait(false))
         .set(SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION,
             b -> b.withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE))
-        // CancelFlightInfo (and the older CancelQuery) stop a running query: see QuiverProducer.cancelFlightInfo
+        // CancelFlightInfo (and the older CancelQuery) stop a running query: see StatementExecution.cancelFlightInfo
         .set(SqlInfo.FLIGHT_SQL_SERVER_CANCEL, b -> b.withFlightSqlServerCancel(true))
         .set(SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION, b -> b.withFlightSqlServerBulkIngestion(false))
         .set(SqlInfo.FLIGHT_SQL_SERVER_STATEMENT_TIMEOUT, b -> b.withFlightSqlServerStatementTimeout(0))

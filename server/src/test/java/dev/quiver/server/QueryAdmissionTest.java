@@ -47,9 +47,13 @@ class QueryAdmissionTest {
           order.add(arrival);
         }
       }, pool));
-      Thread.sleep(20); // arrivals in a known order, closer together than any polling period
+      // the next one arrives only once this one is in the queue: a known order, whatever the machine's load
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (a.waiting("u") < i + 1) {
+        if (System.nanoTime() > deadline) throw new AssertionError("waiter " + i + " never queued");
+        Thread.sleep(1);
+      }
     }
-    Thread.sleep(500); // they have waited a while
     held.close();
     for (var w : waiting) w.get(10, TimeUnit.SECONDS);
     pool.shutdown();
