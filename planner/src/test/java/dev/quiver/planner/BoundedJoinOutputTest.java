@@ -5,20 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiPredicate;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Joins emit their output in batches of at most the session's batch rows, resuming the probe between
@@ -26,22 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the same rows as a brute-force nested loop over {@link TestTables}' rows whatever the batch size, and
  * no batch is larger than the bound.
  */
-class BoundedJoinOutputTest {
-  @TempDir
-  static Path dir;
-  static QueryEngine engine;
+class BoundedJoinOutputTest extends EngineTest {
   static final List<Object[]> ROWS = TestTables.rows();
-  BufferAllocator allocator = new RootAllocator();
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    engine = new QueryEngine(TestTables.create(dir));
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   /** Rows of {@code sql} run with {@code batchRows}; asserts that no batch exceeds it. */
   private List<String> run(String sql, int batchRows) {

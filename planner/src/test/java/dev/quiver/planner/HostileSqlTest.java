@@ -5,32 +5,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
-import java.nio.file.Path;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Bugs the SQL fuzzer found, checked for their right answers (the fuzzer itself only checks for clean ones). */
-class HostileSqlTest {
-  @TempDir
-  static Path dir;
-  static QueryEngine engine;
-  BufferAllocator allocator = new RootAllocator();
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    engine = new QueryEngine(TestTables.create(dir));
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
+class HostileSqlTest extends EngineTest {
 
   private List<List<Object>> run(String sql) {
     return TestTables.run(engine, allocator, sql);

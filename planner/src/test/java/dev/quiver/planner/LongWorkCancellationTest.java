@@ -5,35 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Work that runs long between two batches checks the query's cancellation as it goes: sorting, grouping
  * a big input, and ordering many joins at planning time (which is also fast enough to be harmless).
  */
-class LongWorkCancellationTest {
-  @TempDir
-  static Path dir;
-  static QueryEngine engine;
-  BufferAllocator allocator = new RootAllocator();
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    engine = new QueryEngine(TestTables.create(dir));
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
+class LongWorkCancellationTest extends EngineTest {
 
   /** A star of 64 joined tables: every table joined to t0, and a condition on each. */
   private static String star() {

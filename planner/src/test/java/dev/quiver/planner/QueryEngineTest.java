@@ -6,35 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Planning and execution over small Parquet tables; expected values by brute force over the rows. */
-class QueryEngineTest {
-  @TempDir
-  static Path dir;
-  static QueryEngine engine;
-  BufferAllocator allocator = new RootAllocator();
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    engine = new QueryEngine(TestTables.create(dir));
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails the test if a query leaked a buffer
-  }
+class QueryEngineTest extends EngineTest {
 
   private List<List<Object>> run(String sql) {
     return TestTables.run(engine, allocator, sql);

@@ -8,39 +8,19 @@ import dev.quiver.planner.sql.FunctionCatalog;
 import dev.quiver.planner.types.SqlTypes;
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the planner says it supports (SqlFeatures, FunctionCatalog, ColumnOrigins) is what it does: every
  * supported feature's probe runs and gives its expected rows, every unsupported one is refused as
  * UNSUPPORTED, every listed function binds and every registered function is listed.
  */
-class SqlCatalogTest {
-  @TempDir
-  static Path dir;
-  static QueryEngine engine;
-  BufferAllocator allocator = new RootAllocator();
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    engine = new QueryEngine(TestTables.create(dir));
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
+class SqlCatalogTest extends EngineTest {
 
   @Test
   void everyFeatureIsSupportedExactlyWhenItsProbeRuns() {

@@ -6,38 +6,18 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Standard SQL that sqllogictest-style queries use: runs of unary signs, untyped NULLs typed by their
  * context, the ALL set quantifier, one statement per request, LIKE … ESCAPE; and messages that name
  * columns as the user does. Expected values are computed here from {@link TestTables#rows()} or by hand.
  */
-class StandardSqlTest {
-  @TempDir
-  static Path dir;
-  static QueryEngine engine;
-  BufferAllocator allocator = new RootAllocator();
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    engine = new QueryEngine(TestTables.create(dir));
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
+class StandardSqlTest extends EngineTest {
 
   private List<List<Object>> run(String sql) {
     List<List<Object>> rows = TestTables.run(engine, allocator, sql);
