@@ -7,6 +7,8 @@ import com.google.protobuf.ByteString;
 import dev.quiver.planner.PreparedQuery;
 import dev.quiver.planner.QueryEngine;
 import dev.quiver.planner.QueryExecution;
+import dev.quiver.planner.sql.Statement;
+import dev.quiver.planner.sql.StatementClassifier;
 import dev.quiver.scan.ErrorCode;
 import dev.quiver.scan.QuiverException;
 import java.util.ArrayList;
@@ -102,9 +104,15 @@ final class StatementExecution {
       ByteString handle = handle(handles.newId(), sql, List.of(), context);
       ActionCreatePreparedStatementResult.Builder result = ActionCreatePreparedStatementResult.newBuilder()
           .setPreparedStatementHandle(handle);
-      if (SessionSettings.parseShow(sql) != null) {
+      Statement kind = StatementClassifier.classify(sql); // once: SET and SHOW are answered here, not planned
+      if (kind instanceof Statement.Show show) {
+        SessionSettings.show(show.name()); // an unknown setting fails now
         result.setDatasetSchema(ByteString.copyFrom(Sessions.SHOW_SCHEMA.serializeAsMessage()));
-      } else if (SessionSettings.parse(sql) == null) {
+      } else if (kind instanceof Statement.Set set) {
+        SessionSettings.assignment(set.name(), set.value()); // a bad SET fails now
+        Sessions.startSession(context); // its cookie comes back with the execution, if the client keeps cookies
+        result.setDatasetSchema(ByteString.copyFrom(Sessions.NO_COLUMNS.serializeAsMessage()));
+      } else {
         try (BufferAllocator allocator = newQueryAllocator()) {
           dev.quiver.planner.QuerySettings settings = sessions.settings(context);
           PreparedQuery q = engine.prepare(sql, allocator, settings, null, planning(context));
@@ -114,9 +122,6 @@ final class StatementExecution {
             result.setParameterSchema(ByteString.copyFrom(parameterSchema(q.parameterTypes()).serializeAsMessage()));
           }
         }
-      } else {
-        Sessions.startSession(context); // its cookie comes back with the execution, if the client keeps cookies
-        result.setDatasetSchema(ByteString.copyFrom(Sessions.NO_COLUMNS.serializeAsMessage()));
       }
       listener.onNext(new Result(pack(result.build()).toByteArray()));
       listener.onCompleted();
@@ -264,11 +269,16 @@ final class StatementExecution {
    */
   private Schema plan(StatementHandles.Statement st, ByteString handle, CallContext context) {
     engine.limits().checkLength(st.sql());
-    if (SessionSettings.parse(st.sql()) != null) {
+    Statement kind = StatementClassifier.classify(st.sql()); // once: SET and SHOW are answered here, not planned
+    if (kind instanceof Statement.Set set) {
+      SessionSettings.assignment(set.name(), set.value()); // a bad SET fails now
       Sessions.startSession(context); // its cookie comes back with the DoGet, if the client keeps cookies
       return Sessions.NO_COLUMNS;
     }
-    if (SessionSettings.parseShow(st.sql()) != null) return Sessions.SHOW_SCHEMA;
+    if (kind instanceof Statement.Show show) {
+      SessionSettings.show(show.name()); // an unknown setting fails now
+      return Sessions.SHOW_SCHEMA;
+    }
     try (BufferAllocator allocator = newQueryAllocator()) {
       List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
       dev.quiver.planner.QuerySettings settings = sessions.settings(context);
