@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quiver.sample.Events;
 import dev.quiver.sample.Lineitem;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import dev.quiver.scan.table.FileSystems;
 import dev.quiver.server.QuiverServer;
 import io.trino.tpch.LineItem;

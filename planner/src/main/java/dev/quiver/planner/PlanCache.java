@@ -1,7 +1,7 @@
 package dev.quiver.planner;
 
 import dev.quiver.planner.plan.LogicalPlan;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import dev.quiver.scan.table.Catalog;
 import dev.quiver.scan.table.DataFile;
 import dev.quiver.scan.table.ParquetTable;

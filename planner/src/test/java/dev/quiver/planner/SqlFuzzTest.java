@@ -3,8 +3,8 @@ package dev.quiver.planner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quiver.planner.sql.SqlLimits;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package dev.quiver.server;
 
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -31,10 +31,10 @@ public final class ErrorMapping {
         case INTERNAL -> CallStatus.INTERNAL;
       };
       // a file deleted since the catalog listed it (on any file system) is missing, not corrupt
-      if (q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE && causedBy(q, java.io.FileNotFoundException.class)) {
+      if (q.code() == dev.quiver.common.ErrorCode.CORRUPT_FILE && causedBy(q, java.io.FileNotFoundException.class)) {
         status = CallStatus.NOT_FOUND;
       }
-      if (q.code() == dev.quiver.scan.ErrorCode.INTERNAL || q.code() == dev.quiver.scan.ErrorCode.CORRUPT_FILE) {
+      if (q.code() == dev.quiver.common.ErrorCode.INTERNAL || q.code() == dev.quiver.common.ErrorCode.CORRUPT_FILE) {
         LOG.warn("query failed: {}", q.getMessage(), q);
       }
       String message = q.getMessage();

@@ -13,7 +13,7 @@ public final class Main {
     } catch (NumberFormatException e) { // a port, count or duration that is no number
       System.err.println("quiver: not a number: " + e.getMessage().replace("For input string: ", ""));
       System.exit(2);
-    } catch (java.io.IOException | dev.quiver.scan.QuiverException e) { // a users file that is missing or wrong
+    } catch (java.io.IOException | dev.quiver.common.QuiverException e) { // a users file that is missing or wrong
       System.err.println("quiver: " + (e instanceof java.nio.file.NoSuchFileException ? "no such file: " : "")
           + e.getMessage());
       System.exit(2);
@@ -115,7 +115,7 @@ public final class Main {
       server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
           .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs)
           .withMaxQueuedPerUser(maxQueuedPerUser).withMaxStatementBytes(maxStatementBytes));
-    } catch (dev.quiver.scan.QuiverException e) { // no data directory, an unreadable users file, ...
+    } catch (dev.quiver.common.QuiverException e) { // no data directory, an unreadable users file, ...
       System.err.println("quiver: " + e.getMessage());
       System.exit(2);
       return;

@@ -1,7 +1,7 @@
 package dev.quiver.server;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**

@@ -1,8 +1,8 @@
 package dev.quiver.server;
 
 import dev.quiver.planner.QuerySettings;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import dev.quiver.planner.sql.Statement;

@@ -5,8 +5,8 @@ import static dev.quiver.server.ResultStreaming.*;
 
 import dev.quiver.planner.QueryEngine;
 import dev.quiver.planner.sql.Analyzer;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;

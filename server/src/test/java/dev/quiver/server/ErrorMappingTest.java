@@ -2,8 +2,8 @@ package dev.quiver.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.junit.jupiter.params.ParameterizedTest;

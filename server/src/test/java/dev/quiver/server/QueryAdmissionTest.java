@@ -3,8 +3,8 @@ package dev.quiver.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.quiver.scan.predicate;
 
-import dev.quiver.scan.Values;
+import dev.quiver.common.Values;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.arrow.vector.types.pojo.ArrowType;

@@ -1,6 +1,6 @@
 package dev.quiver.scan.read;
 
-import dev.quiver.scan.ArrowBulk;
+import dev.quiver.common.ArrowBulk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

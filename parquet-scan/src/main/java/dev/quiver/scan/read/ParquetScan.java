@@ -1,7 +1,7 @@
 package dev.quiver.scan.read;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ParquetFilterConverter;
 import dev.quiver.scan.prune.PruningLevel;

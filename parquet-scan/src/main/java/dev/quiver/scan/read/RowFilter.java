@@ -1,6 +1,6 @@
 package dev.quiver.scan.read;
 
-import dev.quiver.scan.ArrowBulk;
+import dev.quiver.common.ArrowBulk;
 import dev.quiver.scan.predicate.ScanPredicate;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

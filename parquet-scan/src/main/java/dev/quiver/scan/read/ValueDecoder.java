@@ -1,6 +1,6 @@
 package dev.quiver.scan.read;
 
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.vector.BigIntVector;

@@ -3,8 +3,8 @@ package dev.quiver.scan.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ScanMetrics;
 import dev.quiver.scan.read.ParquetScan;

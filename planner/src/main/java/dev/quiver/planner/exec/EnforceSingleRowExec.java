@@ -1,8 +1,8 @@
 package dev.quiver.planner.exec;
 
 import dev.quiver.planner.plan.LogicalPlan;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;

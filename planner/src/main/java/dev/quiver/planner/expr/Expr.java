@@ -1,7 +1,7 @@
 package dev.quiver.planner.expr;
 
 import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.Values;
+import dev.quiver.common.Values;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.arrow.vector.types.pojo.ArrowType;

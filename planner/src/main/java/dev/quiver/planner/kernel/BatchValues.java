@@ -1,6 +1,6 @@
 package dev.quiver.planner.kernel;
 
-import dev.quiver.scan.ArrowBulk;
+import dev.quiver.common.ArrowBulk;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;

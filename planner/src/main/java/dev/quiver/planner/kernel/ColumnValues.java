@@ -30,7 +30,7 @@ public interface ColumnValues extends AutoCloseable {
 
   boolean getBool(int i);
 
-  /** The value in the physical form of {@link dev.quiver.scan.Values}, or null. */
+  /** The value in the physical form of {@link dev.quiver.common.Values}, or null. */
   Object getObject(int i);
 
   /** The vector behind these values, or null for a scalar. */

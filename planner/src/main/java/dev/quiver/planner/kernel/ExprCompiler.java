@@ -2,7 +2,7 @@ package dev.quiver.planner.kernel;
 
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.expr.ExprVisitor;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;

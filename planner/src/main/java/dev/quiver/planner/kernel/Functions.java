@@ -2,9 +2,9 @@ package dev.quiver.planner.kernel;
 
 import dev.quiver.planner.expr.Expr.Volatility;
 import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
-import dev.quiver.scan.Values;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
+import dev.quiver.common.Values;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package dev.quiver.planner.kernel;
 import dev.quiver.planner.expr.Expr.ArithOp;
 import dev.quiver.planner.expr.Expr.CmpOp;
 import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -414,8 +414,8 @@ public final class Kernels {
         exact[exactCount++] = i;
         continue;
       }
-      dev.quiver.scan.ArrowBulk.LONGS.set(staged, i << 4, r);
-      dev.quiver.scan.ArrowBulk.LONGS.set(staged, (i << 4) + 8, r >> 63);
+      dev.quiver.common.ArrowBulk.LONGS.set(staged, i << 4, r);
+      dev.quiver.common.ArrowBulk.LONGS.set(staged, (i << 4) + 8, r >> 63);
       if (nulls) org.apache.arrow.vector.BitVectorHelper.setBit(validity, i);
     }
     out.getDataBuffer().setBytes(0, staged, 0, staged.length);

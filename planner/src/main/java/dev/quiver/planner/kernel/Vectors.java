@@ -1,6 +1,6 @@
 package dev.quiver.planner.kernel;
 
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.BufferAllocator;

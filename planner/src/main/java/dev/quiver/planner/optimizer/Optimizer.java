@@ -1,7 +1,7 @@
 package dev.quiver.planner.optimizer;
 
 import dev.quiver.planner.plan.LogicalPlan;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Field;

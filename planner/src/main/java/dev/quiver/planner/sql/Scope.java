@@ -1,8 +1,8 @@
 package dev.quiver.planner.sql;
 
 import dev.quiver.planner.expr.Expr;
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import dev.quiver.scan.table.ParquetTable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,7 +1,7 @@
 package dev.quiver.planner.sql;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.quiver.planner.types;
 
-import dev.quiver.scan.ErrorCode;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import java.util.List;
 import java.util.Locale;
 import org.apache.arrow.vector.types.DateUnit;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -2,7 +2,7 @@ package dev.quiver.planner.optimizer.simplify;
 
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.Values;
+import dev.quiver.common.Values;
 import java.util.stream.Collectors;
 
 /** A canonical text of an expression for structural comparison: literal types shown, AND / OR chains flat. */

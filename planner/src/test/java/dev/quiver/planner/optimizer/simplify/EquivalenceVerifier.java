@@ -6,7 +6,7 @@ import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.Vectors;
 import dev.quiver.planner.types.SqlTypes;
-import dev.quiver.scan.QuiverException;
+import dev.quiver.common.QuiverException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;

@@ -1,4 +1,4 @@
-package dev.quiver.scan;
+package dev.quiver.common;
 
 import java.math.BigDecimal;
 import java.time.Instant;

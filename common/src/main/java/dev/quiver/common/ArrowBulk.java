@@ -1,4 +1,4 @@
-package dev.quiver.scan;
+package dev.quiver.common;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package dev.quiver.scan;
+package dev.quiver.common;
 
 /**
  * What kind of failure a {@link QuiverException} reports. The server maps each code to exactly one

@@ -1,4 +1,4 @@
-package dev.quiver.scan;
+package dev.quiver.common;
 
 /** The one user-facing exception type of Quiver: a message for the user and an {@link ErrorCode}. */
 public class QuiverException extends RuntimeException {
