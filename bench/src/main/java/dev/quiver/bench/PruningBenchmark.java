@@ -46,8 +46,10 @@ public final class PruningBenchmark {
     double sf = 1.0;
     int runs = 5;
     Path out = Path.of("bench/results");
+    List<String> floorCompare = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--floor-compare" -> floorCompare.addAll(List.of(args[++i].split(",")));
         case "--sf" -> sf = Double.parseDouble(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
@@ -87,6 +89,7 @@ public final class PruningBenchmark {
 
     List<Result> results = new ArrayList<>();
     double[] floor = new double[2];
+    String floorNote = "";
     try (QuiverServer server = QuiverServer.start(data.toString(), "127.0.0.1", 0, 8L << 30);
         Connection on = DriverManager.getConnection(server.jdbcUrl());
         Connection off = DriverManager.getConnection(server.jdbcUrl());
@@ -123,11 +126,52 @@ public final class PruningBenchmark {
       floor[0] = median(time(on, "SELECT 1", Math.max(9, runs * 3)));
       floor[1] = median(time(duck, "SELECT 1", Math.max(9, runs * 3)));
       System.out.printf(Locale.ROOT, "SELECT 1: quiver %.1f ms, duckdb %.1f ms%n", floor[0], floor[1]);
+      floorNote = compareFloors(on, floorCompare, Math.max(15, runs * 5));
     }
     Files.createDirectories(out);
-    Files.writeString(out.resolve("pruning.md"), markdown(sf, runs, results, floor));
+    Files.writeString(out.resolve("pruning.md"), markdown(sf, runs, results, floor) + floorNote);
     Files.writeString(out.resolve("pruning.svg"), svg(results));
     System.out.println("wrote " + out.resolve("pruning.md") + " and " + out.resolve("pruning.svg"));
+  }
+
+  /**
+   * The per-query floor ({@code SELECT 1} through the JDBC driver) of this run's server and of other servers
+   * (e.g. an older build started with {@code java -jar}), in interleaved rounds so that the load of the machine
+   * falls on all of them alike. Each URL is {@code label=jdbc-url}. Returns a Markdown paragraph, empty if none.
+   */
+  static String compareFloors(Connection current, List<String> others, int rounds) throws Exception {
+    if (others.isEmpty()) return "";
+    List<String> labels = new ArrayList<>(List.of("this run's server (in-process)"));
+    List<Connection> connections = new ArrayList<>(List.of(current));
+    try {
+      for (String o : others) {
+        int eq = o.indexOf('=');
+        if (eq < 0 || !o.substring(eq + 1).startsWith("jdbc:")) {
+          throw new IllegalArgumentException("--floor-compare takes label=jdbc-url[,label=jdbc-url…], not " + o);
+        }
+        labels.add(o.substring(0, eq));
+        connections.add(DriverManager.getConnection(o.substring(eq + 1)));
+      }
+      double[][] ms = new double[connections.size()][rounds];
+      for (Connection c : connections) for (int w = 0; w < 20; w++) first(c, "SELECT 1");
+      for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < connections.size(); k++) {
+          long t0 = System.nanoTime();
+          first(connections.get(k), "SELECT 1");
+          ms[k][r] = (System.nanoTime() - t0) / 1e6;
+        }
+      }
+      StringBuilder sb = new StringBuilder("\nPer-query floor compared, `SELECT 1` through the JDBC driver in ").append(rounds)
+          .append(" interleaved rounds after 20 warm-up queries each (median / min ms):\n\n| server | median | min |\n|---|---|---|\n");
+      for (int k = 0; k < connections.size(); k++) {
+        Arrays.sort(ms[k]);
+        sb.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f |%n", labels.get(k), median(ms[k]), ms[k][0]));
+        System.out.printf(Locale.ROOT, "SELECT 1 floor: %-40s median %.2f ms, min %.2f ms%n", labels.get(k), median(ms[k]), ms[k][0]);
+      }
+      return sb.toString();
+    } finally {
+      for (int k = 1; k < connections.size(); k++) connections.get(k).close();
+    }
   }
 
   /** An order key in the middle of the data (TPC-H keys are sparse). */
