@@ -7,7 +7,6 @@ import dev.quiver.sample.Events;
 import dev.quiver.sample.Lineitem;
 import dev.quiver.common.ErrorCode;
 import dev.quiver.common.QuiverException;
-import dev.quiver.scan.table.FileSystems;
 import dev.quiver.server.QuiverServer;
 import io.trino.tpch.LineItem;
 import java.io.IOException;
@@ -133,7 +132,8 @@ class HdfsTest {
   void stop() throws Exception {
     // JDBC connections, the servers (which fail on allocator leaks), Quiver's cached HDFS client and the
     // test's, the cluster, the system property: each closed even if one before it failed
-    AutoCloseable quiverClient = cluster == null ? null : () -> FileSystem.get(cluster.getURI(), FileSystems.conf()).close();
+    AutoCloseable quiverClient = cluster == null || onHdfs == null ? null
+        : () -> FileSystem.get(cluster.getURI(), onHdfs.hadoopConf()).close();
     AutoCloseable shutdown = cluster == null ? null : cluster::shutdown;
     Exception failure = null;
     for (AutoCloseable c : new AutoCloseable[] {hdfs, local, onHdfs, onLocal, quiverClient, dfs, shutdown, this::restoreProperty}) {
@@ -184,9 +184,9 @@ class HdfsTest {
   @Test
   void quiverReachesHdfsWithItsOwnConfiguration() throws Exception {
     // the cached client Quiver read the files through was made from its configuration, not the test's
-    FileSystem used = FileSystem.get(cluster.getURI(), FileSystems.conf());
+    FileSystem used = FileSystem.get(cluster.getURI(), onHdfs.hadoopConf());
     assertThat(used).isInstanceOf(DistributedFileSystem.class).isNotSameAs(dfs);
-    assertThat(used.getConf()).isSameAs(FileSystems.conf());
+    assertThat(used.getConf()).isSameAs(onHdfs.hadoopConf());
   }
 
   @Test

@@ -43,6 +43,11 @@ final class TestServer implements AutoCloseable {
     return server.port();
   }
 
+  /** The Hadoop configuration the server reads its files through. */
+  org.apache.hadoop.conf.Configuration hadoopConf() {
+    return server.fileSystems().conf();
+  }
+
   /** Queries streaming right now. */
   int runningQueries() {
     return server.runningQueries();

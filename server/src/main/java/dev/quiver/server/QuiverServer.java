@@ -20,6 +20,7 @@ public final class QuiverServer implements AutoCloseable {
   private final FlightServer server;
   private QuiverProducer producer;
   private ScanOptions scanOptions;
+  private dev.quiver.scan.table.FileSystems fileSystems;
   private final String host;
   private final boolean tls;
 
@@ -70,6 +71,7 @@ public final class QuiverServer implements AutoCloseable {
       QuiverServer q = new QuiverServer(allocator, server, config.host(), config.tls());
       q.producer = producer;
       q.scanOptions = scanOptions;
+      q.fileSystems = catalog.fileSystems();
       return q;
     } catch (IOException | RuntimeException e) {
       scanOptions.close();
@@ -90,6 +92,11 @@ public final class QuiverServer implements AutoCloseable {
       physical = os.getTotalMemorySize();
     }
     return physical > 0 ? Math.min(MAX_DEFAULT_SERVER_MEMORY, physical / 4) : MAX_DEFAULT_SERVER_MEMORY;
+  }
+
+  /** The Hadoop configuration this server reaches its data through (its catalog's, not a process-wide one). */
+  public dev.quiver.scan.table.FileSystems fileSystems() {
+    return fileSystems;
   }
 
   /** How this server's scans read: threads, own decoders and codecs, and the reader pool it owns. */

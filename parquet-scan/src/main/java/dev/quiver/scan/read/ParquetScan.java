@@ -70,6 +70,7 @@ public final class ParquetScan implements AutoCloseable {
   private final BufferAllocator allocator;
   private final ScanMetrics metrics;
   private final FooterCache footers;
+  private final FileSystems fileSystems;
   private final int batchRows;
   private final boolean usePageIndex;
   private final int parallelism;
@@ -112,6 +113,7 @@ public final class ParquetScan implements AutoCloseable {
     this.allocator = allocator;
     this.metrics = metrics;
     this.footers = catalog.footers();
+    this.fileSystems = catalog.fileSystems();
     this.batchRows = batchRows;
     this.options = options;
     this.parallelism = options.threads();
@@ -227,12 +229,12 @@ public final class ParquetScan implements AutoCloseable {
       try {
         out = read();
       } catch (RuntimeException | Error e) {
-        QuiverException changed = FileVersions.changed(file, e);
+        QuiverException changed = FileVersions.changed(fileSystems, file, e);
         if (changed != null) throw changed;
         throw e;
       }
       try {
-        FileVersions.verify(file);
+        FileVersions.verify(fileSystems, file);
       } catch (RuntimeException e) {
         out.forEach(VectorSchemaRoot::close);
         throw e;
@@ -336,12 +338,12 @@ public final class ParquetScan implements AutoCloseable {
 
     private ParquetFileReader open() {
       try {
-        HadoopReadOptions.Builder builder = HadoopReadOptions.builder(FileSystems.conf());
-        if (options.ownCodecs()) builder.withCodecFactory(new PageCodecs(new org.apache.parquet.hadoop.CodecFactory(FileSystems.conf(), 0)));
+        HadoopReadOptions.Builder builder = HadoopReadOptions.builder(fileSystems.conf());
+        if (options.ownCodecs()) builder.withCodecFactory(new PageCodecs(new org.apache.parquet.hadoop.CodecFactory(fileSystems.conf(), 0)));
         ParquetReadOptions readOptions = builder.build();
         // the planned length (no stat here: the read is checked against the planned version afterwards)
         HadoopInputFile in = HadoopInputFile.fromStatus(
-            new FileStatus(file.length(), false, 1, 0, file.modificationTime(), file.path()), FileSystems.conf());
+            new FileStatus(file.length(), false, 1, 0, file.modificationTime(), file.path()), fileSystems.conf());
         ParquetFileReader reader = new ParquetFileReader(in, footer, readOptions, in.newStream());
         reader.setRequestedSchema(requested);
         return reader;

@@ -64,10 +64,13 @@ public final class Catalog {
     final String location;
     final Path root;
     final boolean rootIsFile;
-    final FooterCache footers = new FooterCache(10_000);
+    final FileSystems fileSystems;
+    final FooterCache footers;
     final Map<String, Resolved> last = new ConcurrentHashMap<>(); // lower-case name -> last resolution
 
-    Directory(String location, Path root, boolean rootIsFile) {
+    Directory(String location, Path root, boolean rootIsFile, FileSystems fileSystems) {
+      this.fileSystems = fileSystems;
+      this.footers = new FooterCache(10_000, fileSystems);
       this.location = location;
       this.root = root;
       this.rootIsFile = rootIsFile;
@@ -88,10 +91,15 @@ public final class Catalog {
    * that unreadable ones are logged at start-up).
    */
   public static Catalog open(String location) {
+    return open(location, FileSystems.defaults());
+  }
+
+  /** {@link #open(String)} with the files reached through {@code fileSystems}' Hadoop configuration. */
+  public static Catalog open(String location, FileSystems fileSystems) {
     Path root = FileSystems.toPath(location);
     FileStatus status;
     try {
-      FileSystem fs = FileSystems.fileSystem(root);
+      FileSystem fs = fileSystems.fileSystem(root);
       if (!fs.exists(root)) {
         throw new QuiverException(ErrorCode.NOT_FOUND, "data directory " + location + " does not exist");
       }
@@ -99,7 +107,7 @@ public final class Catalog {
     } catch (IOException e) {
       throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list data directory " + location + ": " + e.getMessage(), e);
     }
-    Catalog catalog = snapshot(new Directory(location, root, status.isFile()));
+    Catalog catalog = snapshot(new Directory(location, root, status.isFile(), fileSystems));
     try {
       catalog.tables();
     } catch (QuiverException e) {
@@ -140,6 +148,11 @@ public final class Catalog {
     return directory.footers;
   }
 
+  /** The Hadoop configuration this data directory's files are read through. */
+  public FileSystems fileSystems() {
+    return directory.fileSystems;
+  }
+
   private Resolved resolve(String key, Entry entry) {
     Resolved r = resolved.get(key);
     if (r == null) {
@@ -154,7 +167,7 @@ public final class Catalog {
   private static Catalog snapshot(Directory d) {
     Map<String, Entry> entries = new TreeMap<>();
     try {
-      FileSystem fs = FileSystems.fileSystem(d.root);
+      FileSystem fs = d.fileSystems.fileSystem(d.root);
       if (d.rootIsFile) {
         FileStatus st = fs.getFileStatus(d.root);
         entries.put(tableName(d.root.getName()).toLowerCase(Locale.ROOT), new Entry(tableName(d.root.getName()), st));
@@ -189,11 +202,11 @@ public final class Catalog {
       try {
         if (entry.status().isFile()) {
           // the top-level listing's status, unless this is a retry
-          FileStatus st = attempt == 1 ? entry.status() : FileSystems.fileSystem(d.root).getFileStatus(entry.status().getPath());
+          FileStatus st = attempt == 1 ? entry.status() : d.fileSystems.fileSystem(d.root).getFileStatus(entry.status().getPath());
           DataFile f = FileVersions.of(st, Map.of());
           if (f != null) files.add(f);
         } else {
-          collect(FileSystems.fileSystem(d.root), entry.status().getPath(), new LinkedHashMap<>(), files);
+          collect(d.fileSystems.fileSystem(d.root), entry.status().getPath(), new LinkedHashMap<>(), files);
         }
       } catch (java.io.FileNotFoundException e) {
         files.clear(); // deleted since the top level was listed: no table

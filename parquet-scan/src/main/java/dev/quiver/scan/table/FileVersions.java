@@ -111,11 +111,11 @@ public final class FileVersions {
   }
 
   /** The current version of {@code file}'s path (its partition values kept), or null if there is no file there. */
-  static DataFile current(DataFile file) throws IOException {
+  static DataFile current(FileSystems fileSystems, DataFile file) throws IOException {
     Path path = file.path();
     try {
       if (isLocal(path)) return local(path, file.partitionValues());
-      FileStatus st = FileSystems.fileSystem(path).getFileStatus(path);
+      FileStatus st = fileSystems.fileSystem(path).getFileStatus(path);
       if (!st.isFile()) return null;
       return new DataFile(path, st.getLen(), st.getModificationTime(), etag(st), file.partitionValues());
     } catch (NoSuchFileException | FileNotFoundException e) {
@@ -127,8 +127,8 @@ public final class FileVersions {
    * Fails with {@link ErrorCode#FILE_CHANGED} if the file at {@code file}'s path is no longer that version
    * of it (replaced, rewritten, deleted) since the query was planned.
    */
-  public static void verify(DataFile file) {
-    QuiverException e = changed(file, null);
+  public static void verify(FileSystems fileSystems, DataFile file) {
+    QuiverException e = changed(fileSystems, file, null);
     if (e != null) throw e;
   }
 
@@ -136,11 +136,11 @@ public final class FileVersions {
    * Why {@code file} is no longer the version the query planned, as the error to fail the query with
    * ({@code cause} its cause: what reading it ran into), or null if it still is.
    */
-  public static QuiverException changed(DataFile file, Throwable cause) {
+  public static QuiverException changed(FileSystems fileSystems, DataFile file, Throwable cause) {
     if (cause instanceof QuiverException q && q.code() == ErrorCode.FILE_CHANGED) return q;
     DataFile now;
     try {
-      now = current(file);
+      now = current(fileSystems, file);
     } catch (IOException | RuntimeException e) {
       if (cause != null) return null; // the read's own error tells more
       return new QuiverException(ErrorCode.CORRUPT_FILE, "cannot check Parquet file " + file.path() + ": " + e, e);

@@ -35,8 +35,10 @@ public final class FooterCache {
   private record Key(String path, long length, long modificationTime, String version) {}
 
   private final Map<Key, ParquetMetadata> cache;
+  private final FileSystems fileSystems;
 
-  public FooterCache(int maxEntries) {
+  public FooterCache(int maxEntries, FileSystems fileSystems) {
+    this.fileSystems = fileSystems;
     this.cache = new LinkedHashMap<>(16, 0.75f, true) {
       @Override
       protected boolean removeEldestEntry(Map.Entry<Key, ParquetMetadata> eldest) {
@@ -58,9 +60,9 @@ public final class FooterCache {
     return m;
   }
 
-  private static ParquetMetadata read(DataFile file) {
+  private ParquetMetadata read(DataFile file) {
     try {
-      HadoopInputFile in = HadoopInputFile.fromPath(file.path(), FileSystems.conf());
+      HadoopInputFile in = HadoopInputFile.fromPath(file.path(), fileSystems.conf());
       try (SeekableInputStream s = in.newStream()) {
         // parquet-java only reads the tail; a file that does not start like Parquet is not one either
         if (in.getLength() < 2L * MAGIC.length + 4) {
@@ -82,7 +84,7 @@ public final class FooterCache {
           footer = tolerant;
         }
         // the footer read is the one of the version asked for (not of a file replaced since it was listed)
-        FileVersions.verify(file);
+        FileVersions.verify(fileSystems, file);
         return footer;
       }
     } catch (QuiverException e) {
@@ -97,8 +99,8 @@ public final class FooterCache {
   }
 
   /** {@code e}, unless the file is no longer the version asked for: then that is the error (a half-written, replaced file). */
-  private static QuiverException changedOr(DataFile file, QuiverException e) {
-    QuiverException changed = FileVersions.changed(file, e);
+  private QuiverException changedOr(DataFile file, QuiverException e) {
+    QuiverException changed = FileVersions.changed(fileSystems, file, e);
     return changed != null ? changed : e;
   }
 
