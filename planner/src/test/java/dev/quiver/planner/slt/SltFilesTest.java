@@ -264,7 +264,8 @@ class SltFilesTest {
     if (problem.equals("mismatch")) {
       List<String> got = r.rowsort() ? actual.lines().stream().sorted().toList() : actual.lines();
       List<String> want = r.rowsort() ? r.expected().stream().sorted().toList() : r.expected();
-      throw new AssertionFailedError(r.name() + sql, String.join("\n", want), String.join("\n", got));
+      throw new AssertionFailedError(r.name() + sql + "expected:\n  " + String.join("\n  ", want) + "\nactual:\n  "
+          + String.join("\n  ", got), String.join("\n", want), String.join("\n", got));
     }
     throw new AssertionFailedError(r.name() + sql + problem);
   }
