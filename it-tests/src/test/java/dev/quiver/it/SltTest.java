@@ -21,16 +21,18 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Golden files for Quiver-specific output ({@code src/test/resources/slt/*.slt}): EXPLAIN plans and
  * error messages, run through the JDBC driver against the sample data. A file is a list of records
- * separated by blank lines:
+ * separated by blank lines, in the format of the planner's in-process {@code .slt} files
+ * ({@code planner/src/test/resources/slt}, {@code SltFilesTest}, which documents it):
  * <pre>
- * query                      error
- * SELECT ...                 SELECT ...
+ * query [TYPES] [rowsort]    error                    statement ok        statement error [REGEX]
+ * SELECT ...                 SELECT ...               SELECT ...          SELECT ...
  * ----                       ----
  * row | by | row             STATUS: message
  * </pre>
- * Rows print their values separated by {@code " | "}, in the order the server returns them. With
- * {@code -Dquiver.sltUpdate=true} the expected parts are rewritten from the actual output (review the
- * diff before committing it).
+ * Rows print their values separated by {@code " | "}, in the order the server returns them ({@code rowsort}:
+ * compared sorted). Errors show the Flight status here (the planner's files show Quiver's error code); the
+ * column types of a {@code query} header are checked in-process only. With {@code -Dquiver.sltUpdate=true} the
+ * expected parts are rewritten from the actual output (review the diff before committing it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SltTest {
@@ -56,7 +58,11 @@ class SltTest {
     }
   }
 
-  record Record(String kind, String sql, List<String> expected) {}
+  record Record(String kind, String sql, List<String> expected) {
+    boolean rowsort() {
+      return List.of(kind.split("\\s+")).contains("rowsort");
+    }
+  }
 
   static List<Record> parse(List<String> lines) {
     List<Record> out = new ArrayList<>();
@@ -70,10 +76,15 @@ class SltTest {
       String kind = l;
       i++;
       StringBuilder sql = new StringBuilder();
-      while (!lines.get(i).equals("----")) sql.append(sql.length() == 0 ? "" : "\n").append(lines.get(i++));
-      i++;
-      List<String> expected = new ArrayList<>();
-      while (i < lines.size() && !lines.get(i).isEmpty()) expected.add(lines.get(i++));
+      while (i < lines.size() && !lines.get(i).equals("----") && !lines.get(i).isBlank()) {
+        sql.append(sql.length() == 0 ? "" : "\n").append(lines.get(i++));
+      }
+      List<String> expected = null; // statement records have none
+      if (i < lines.size() && lines.get(i).equals("----")) {
+        i++;
+        expected = new ArrayList<>();
+        while (i < lines.size() && !lines.get(i).isEmpty()) expected.add(lines.get(i++));
+      }
       out.add(new Record(kind, sql.toString(), expected));
     }
     return out;
@@ -110,11 +121,22 @@ class SltTest {
     List<String> failures = new ArrayList<>();
     for (Record r : records) {
       List<String> got = actual(r);
-      if (r.kind().equals("error") && got.size() == 1 && !got.get(0).matches("^[A-Z_]+: .*")) {
+      boolean failed = got.size() == 1 && got.get(0).matches("^[A-Z_]+: .*");
+      if (r.expected() == null) { // statement ok / statement error [regex]
+        String regex = r.kind().replaceFirst("^statement (ok|error)\\s*", "");
+        boolean ok = r.kind().startsWith("statement ok") ? !failed
+            : failed && (regex.isEmpty() || java.util.regex.Pattern.compile(regex).matcher(got.get(0)).find());
+        if (!ok) failures.add(r.sql() + "\n  " + r.kind() + ", got: " + String.join("\n            ", got));
+        rewritten.append(r.kind()).append('\n').append(r.sql()).append("\n\n");
+        continue;
+      }
+      if (r.kind().equals("error") && !failed) {
         got = List.of("expected an error, got rows");
       }
-      if (!got.equals(r.expected())) {
-        failures.add(r.sql() + "\n  expected: " + String.join("\n            ", r.expected())
+      if (r.rowsort()) got = got.stream().sorted().toList();
+      List<String> expected = r.rowsort() ? r.expected().stream().sorted().toList() : r.expected();
+      if (!got.equals(expected)) {
+        failures.add(r.sql() + "\n  expected: " + String.join("\n            ", expected)
             + "\n  actual:   " + String.join("\n            ", got));
       }
       rewritten.append(r.kind()).append('\n').append(r.sql()).append("\n----\n");

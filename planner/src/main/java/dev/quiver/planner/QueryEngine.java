@@ -119,6 +119,7 @@ public final class QueryEngine {
   public PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
       List<Object> parameterValues, Cancellation cancellation) {
     limits.checkLength(sql);
+    long started = System.nanoTime();
     plansBuilt.incrementAndGet();
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
@@ -134,7 +135,7 @@ public final class QueryEngine {
     Optimizer.Result optimized = Optimizer.standard(settings.simplify()).withMaxPasses(limits.maxOptimizerPasses()).optimize(analyzed, new OptimizerContext(allocator, eval, cancellation));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
     return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows(),
-        settings.pruning());
+        settings.pruning(), 1, System.nanoTime() - started);
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
@@ -173,6 +174,10 @@ public final class QueryEngine {
     lines.addAll(render(q.plan()));
     lines.add("== Physical Plan ==");
     renderPhysical(root, 0, analyze, lines);
+    if (analyze) {
+      lines.add(String.format(java.util.Locale.ROOT, "Planning: plans_built=%d planning_ms=%.3f", q.plansBuilt(),
+          q.planningNanos() / 1e6));
+    }
     return lines;
   }
 

@@ -93,6 +93,19 @@ public final class TestTables {
     return Catalog.open(dir.toString());
   }
 
+  /**
+   * Writes small TPC-H tables into {@code dir} (scale factor 0.001: nation 25 rows, region 5, supplier 10,
+   * customer 150, orders 1,500), in row groups of 100 rows, with the sample data's schemas, for tests that
+   * read like the it-tests' queries over the sample data.
+   */
+  public static void writeTpch(Path dir) throws IOException {
+    for (var table : java.util.List.of(dev.quiver.sample.TpchTables.NATION, dev.quiver.sample.TpchTables.REGION,
+        dev.quiver.sample.TpchTables.SUPPLIER, dev.quiver.sample.TpchTables.CUSTOMER,
+        dev.quiver.sample.TpchTables.ORDERS)) {
+      table.write(dir.resolve(table.name() + ".parquet"), 0.001, 100, b -> b);
+    }
+  }
+
   /** Runs {@code sql} and returns its rows as {@code getObject} values. */
   static List<List<Object>> run(QueryEngine engine, BufferAllocator allocator, String sql) {
     List<List<Object>> out = new ArrayList<>();
