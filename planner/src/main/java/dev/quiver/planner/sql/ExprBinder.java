@@ -752,14 +752,7 @@ public final class ExprBinder {
 
   private Expr function(Function f) {
     String name = f.getName().toLowerCase(Locale.ROOT);
-    AggFunc agg = switch (name) {
-      case "count" -> AggFunc.COUNT; case "sum" -> AggFunc.SUM; case "min" -> AggFunc.MIN;
-      case "max" -> AggFunc.MAX; case "avg" -> AggFunc.AVG;
-      case "bool_and", "every" -> AggFunc.BOOL_AND; case "bool_or" -> AggFunc.BOOL_OR;
-      case "stddev", "stddev_samp" -> AggFunc.STDDEV_SAMP; case "stddev_pop" -> AggFunc.STDDEV_POP;
-      case "variance", "var_samp" -> AggFunc.VAR_SAMP; case "var_pop" -> AggFunc.VAR_POP;
-      default -> null;
-    };
+    AggFunc agg = aggregateFunction(name);
     if (agg == null) {
       List<Expr> args = new ArrayList<>();
       if (f.getParameters() != null) for (Expression x : f.getParameters()) args.add(bind(x));
@@ -826,6 +819,18 @@ public final class ExprBinder {
     String internal = names != null ? names.fresh("__agg") : "__agg" + aggregates.size();
     aggregates.add(new AggregateCall(call.func(), arg, type, internal, distinct));
     return new Expr.ColumnRef(internal, type, agg != AggFunc.COUNT);
+  }
+
+  /** The aggregate function a call of {@code name} (lower case) is, or null for a scalar function. */
+  static AggFunc aggregateFunction(String name) {
+    return switch (name) {
+      case "count" -> AggFunc.COUNT; case "sum" -> AggFunc.SUM; case "min" -> AggFunc.MIN;
+      case "max" -> AggFunc.MAX; case "avg" -> AggFunc.AVG;
+      case "bool_and", "every" -> AggFunc.BOOL_AND; case "bool_or" -> AggFunc.BOOL_OR;
+      case "stddev", "stddev_samp" -> AggFunc.STDDEV_SAMP; case "stddev_pop" -> AggFunc.STDDEV_POP;
+      case "variance", "var_samp" -> AggFunc.VAR_SAMP; case "var_pop" -> AggFunc.VAR_POP;
+      default -> null;
+    };
   }
 
   private static ArrowType aggregateType(AggFunc agg, Expr arg, Function f) {

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.expression.LongValue;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.statement.select.AllColumns;
@@ -231,6 +232,7 @@ final class SelectBinder {
         throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
       }
       SubqueryDecorrelator.correlationKeys(corr, outerNames);
+      corr.aggregates.addAll(aggregates);
       groupExprs.addAll(0, corr.innerKeys);
     }
     Set<String> postAggNames = new HashSet<>();
@@ -413,14 +415,37 @@ final class SelectBinder {
     }
   }
 
+  /**
+   * Whether the select list calls an aggregate function itself, read from the parsed tree: a string, an alias or a
+   * type that spells a function's name is no call, and an aggregate inside a subquery aggregates that subquery.
+   */
   private static boolean hasAggregate(PlainSelect ps) {
-    String text;
+    boolean[] found = {false};
+    ExpressionVisitorAdapter<Void> calls = new ExpressionVisitorAdapter<>() {
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.expression.Function f, S context) {
+        if (f.getName() != null && ExprBinder.aggregateFunction(f.getName().toLowerCase(Locale.ROOT)) != null) found[0] = true;
+        return super.visit(f, context);
+      }
+
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.statement.select.ParenthesedSelect subquery, S context) {
+        return null;
+      }
+
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.statement.select.Select subquery, S context) {
+        return null;
+      }
+    };
     try {
-      text = ps.getSelectItems().toString().toLowerCase(Locale.ROOT);
+      for (SelectItem<?> item : ps.getSelectItems()) {
+        if (item.getExpression() != null) item.getExpression().accept(calls, null);
+      }
     } catch (StackOverflowError tooDeep) {
       return true;
     }
-    return text.matches("(?s).*\\b(count|sum|avg|min|max|bool_and|bool_or|every|stddev\\w*|var\\w*|variance)\\s*\\(.*");
+    return found[0];
   }
 
   private void rejectUnsupported(PlainSelect ps) {

@@ -137,7 +137,8 @@ final class SubqueryDecorrelator {
         }
       }
     }
-    if (inner.toString().contains("COUNT")) {
+    // a count read through an expression (count(*) + 1, HAVING count(*) > 1) would read NULL for an absent group
+    if (corr.aggregates.stream().anyMatch(a -> a.func() == AggFunc.COUNT)) {
       throw QuiverException.unsupported("a correlated scalar subquery with count() inside an expression");
     }
     return result;
