@@ -74,7 +74,7 @@ final class SelectBinder {
       for (Expression term : SubqueryDecorrelator.andTerms(ps.getWhere())) {
         if (subqueries.subqueryPredicate(term, b)) continue;
         Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
-        if (SqlTypes.isNull(bound.type())) bound = ExprBinder.coerce(bound, SqlTypes.BOOLEAN);
+        if (SqlTypes.isNull(bound.type())) bound = Coercion.coerce(bound, SqlTypes.BOOLEAN);
         if (!SqlTypes.isBoolean(bound.type())) {
           throw new QuiverException(ErrorCode.INVALID_QUERY,
               "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
@@ -396,7 +396,7 @@ final class SelectBinder {
    * Arrow's Null type (sorts, joins and limits failed on it).
    */
   private static Expr typedNull(Expr e) {
-    return SqlTypes.isNull(e.type()) ? ExprBinder.coerce(e, SqlTypes.INTEGER) : e;
+    return SqlTypes.isNull(e.type()) ? Coercion.coerce(e, SqlTypes.INTEGER) : e;
   }
 
   /**
@@ -424,7 +424,7 @@ final class SelectBinder {
     ExpressionVisitorAdapter<Void> calls = new ExpressionVisitorAdapter<>() {
       @Override
       public <S> Void visit(net.sf.jsqlparser.expression.Function f, S context) {
-        if (f.getName() != null && ExprBinder.aggregateFunction(f.getName().toLowerCase(Locale.ROOT)) != null) found[0] = true;
+        if (f.getName() != null && AggregateBinder.aggregateFunction(f.getName().toLowerCase(Locale.ROOT)) != null) found[0] = true;
         return super.visit(f, context);
       }
 
