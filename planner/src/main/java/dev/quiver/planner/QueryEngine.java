@@ -132,7 +132,8 @@ public final class QueryEngine {
     Parameters parameters = new Parameters(parameterValues);
     LogicalPlan analyzed = new Analyzer(snapshot, text, parameters, limits).analyze(SqlParser.parse(text, limits));
     EvalContext eval = EvalContext.now(settings.zone());
-    Optimizer.Result optimized = Optimizer.standard(settings.simplify()).withMaxPasses(limits.maxOptimizerPasses()).optimize(analyzed, new OptimizerContext(allocator, eval, cancellation));
+    Optimizer.Result optimized = Optimizer.standard(settings.simplify()).withMaxPasses(limits.maxOptimizerPasses()).optimize(analyzed, new OptimizerContext(allocator, eval, cancellation,
+        limits.maxSimplifierPasses()));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
     return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows(),
         settings.pruning(), 1, System.nanoTime() - started);

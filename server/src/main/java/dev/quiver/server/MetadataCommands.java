@@ -280,7 +280,7 @@ final class MetadataCommands {
   static boolean like(String pattern, String value) {
     if (pattern == null) return true;
     // RE2/J, not java.util.regex: "%%%%…x" as ".*.*.*…x" backtracks in time exponential in the '%'s
-    return dev.quiver.planner.kernel.Functions.compile("(?i)" + dev.quiver.planner.kernel.Kernels.likeToRegex(pattern))
+    return dev.quiver.planner.kernel.Functions.compile("(?i)" + dev.quiver.planner.kernel.LikeKernels.likeToRegex(pattern))
         .matcher(value).matches();
   }
 }

@@ -17,7 +17,7 @@ public final class BenchOperators {
   /** {@link AggregateExec} over {@code input}; the plan's own input is ignored (only its schema is used). */
   public static Operator aggregate(Operator input, LogicalPlan.Aggregate plan, BufferAllocator allocator,
       EvalContext ctx, int batchRows) {
-    return new AggregateExec(input, plan, allocator, ctx, batchRows);
+    return PhysicalPlanner.aggregate(input, plan, allocator, ctx, batchRows);
   }
 
   /** {@link FilterExec}: keeps the rows of {@code input} where {@code condition} is TRUE. */

@@ -36,6 +36,17 @@ abstract class Accumulator {
     return 48;
   }
 
+  /** Makes one accumulator per group; {@code memory} is charged for what a DISTINCT aggregate remembers. */
+  @FunctionalInterface
+  interface Factory {
+    Accumulator create(MemoryReservation memory);
+  }
+
+  /** The factory of {@code call}'s accumulators. */
+  static Factory factory(AggregateCall call) {
+    return memory -> create(call, memory);
+  }
+
   /** A new accumulator; {@code memory} is charged for what a DISTINCT aggregate remembers. */
   static Accumulator create(AggregateCall call, MemoryReservation memory) {
     Accumulator a = base(call);

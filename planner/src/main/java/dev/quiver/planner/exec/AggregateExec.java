@@ -1,19 +1,13 @@
 package dev.quiver.planner.exec;
 
 import dev.quiver.planner.kernel.ColumnValues;
-import dev.quiver.planner.kernel.EvalContext;
-import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.PhysicalExpr;
 import dev.quiver.planner.kernel.Vectors;
-import dev.quiver.planner.plan.LogicalPlan;
-import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
-import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -27,11 +21,15 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class AggregateExec extends Operator {
   private final Operator input;
-  private final LogicalPlan.Aggregate plan;
+  private final Schema schema;
+  private final String description;
   private final BufferAllocator allocator;
   private final int batchRows;
-  private final List<PhysicalExpr> keys = new ArrayList<>();
-  private final List<PhysicalExpr> args = new ArrayList<>();
+  private final List<PhysicalExpr> keys;
+  /** One integer-like group key: grouped in a primitive hash table. */
+  private final boolean longKey;
+  private final List<PhysicalExpr> args;
+  private final List<Accumulator.Factory> accumulators;
   private final MemoryReservation memory;
   /** Rows between cancellation checks within one batch (a batch may have a million rows). */
   private static final int CHECK_MASK = (1 << 14) - 1;
@@ -41,26 +39,31 @@ public final class AggregateExec extends Operator {
   /** One group: its key values (physical form) and accumulators. */
   private record Group(Object[] keyValues, Accumulator[] accs) {}
 
-  AggregateExec(Operator input, LogicalPlan.Aggregate plan, BufferAllocator allocator, EvalContext ctx, int batchRows) {
+  /**
+   * Groups by {@code keys} ({@code longKey}: one key of the LONG family) and folds aggregate {@code i}'s argument
+   * ({@code args[i]}, null for count(*)) into an accumulator from {@code accumulators[i]}; the output is the keys, then
+   * the aggregates, as {@code schema} names them. {@code description} is the EXPLAIN text.
+   */
+  AggregateExec(Operator input, Schema schema, List<PhysicalExpr> keys, boolean longKey, List<PhysicalExpr> args,
+      List<Accumulator.Factory> accumulators, String description, BufferAllocator allocator, int batchRows) {
     this.input = input;
-    this.plan = plan;
+    this.schema = schema;
+    this.keys = List.copyOf(keys);
+    this.longKey = longKey;
+    this.args = java.util.Collections.unmodifiableList(new ArrayList<>(args)); // count(*) has no argument: null
+    this.accumulators = List.copyOf(accumulators);
+    this.description = description;
     this.allocator = allocator;
     this.batchRows = batchRows;
-    for (NamedExpr g : plan.groups()) keys.add(ExprCompiler.compile(g.expr(), input.schema(), ctx));
-    for (AggregateCall c : plan.aggregates()) {
-      args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
-    }
     this.memory = new MemoryReservation(allocator, "the hash aggregation");
   }
 
-  @Override public Schema schema() { return plan.schema(); }
+  @Override public Schema schema() { return schema; }
   @Override public List<Operator> children() { return List.of(input); }
 
   @Override
   public String describe() {
-    String g = plan.groups().isEmpty() ? "" : "groupBy=[" + plan.groups().stream().map(n -> n.expr() + " AS " + n.name())
-        .collect(Collectors.joining(", ")) + "] ";
-    return "AggregateExec: " + g + plan.aggregates().stream().map(a -> a + " AS " + a.name()).collect(Collectors.joining(", "));
+    return description;
   }
 
   @Override
@@ -71,10 +74,10 @@ public final class AggregateExec extends Operator {
   }
 
   private Group newGroup(Object[] keyValues) {
-    Accumulator[] accs = new Accumulator[plan.aggregates().size()];
+    Accumulator[] accs = new Accumulator[accumulators.size()];
     long size = 64;
     for (int a = 0; a < accs.length; a++) {
-      accs[a] = Accumulator.create(plan.aggregates().get(a), memory);
+      accs[a] = accumulators.get(a).create(memory);
       size += accs[a].size();
     }
     for (Object k : keyValues) size += 16 + (k instanceof String s ? 40 + s.length() : 16);
@@ -86,8 +89,6 @@ public final class AggregateExec extends Operator {
     groups = new ArrayList<>();
     Map<Object, Group> table = new HashMap<>();
     // one integer-like key: a primitive hash table, no boxing
-    boolean longKey = plan.groups().size() == 1
-        && dev.quiver.planner.kernel.Kernels.family(plan.groups().get(0).expr().type()) == dev.quiver.planner.kernel.Kernels.Family.LONG;
     LongIntMap longTable = longKey ? new LongIntMap() : null;
     int nullGroup = -1;
     long tableBytes = 0;
@@ -168,7 +169,7 @@ public final class AggregateExec extends Operator {
     if (groups == null) consume();
     if (emitted >= groups.size()) return null;
     int count = Math.min(batchRows, groups.size() - emitted);
-    List<Field> fields = plan.schema().getFields();
+    List<Field> fields = schema.getFields();
     List<FieldVector> out = new ArrayList<>();
     try {
       for (int c = 0; c < fields.size(); c++) {

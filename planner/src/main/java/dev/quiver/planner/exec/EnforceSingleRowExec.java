@@ -1,6 +1,5 @@
 package dev.quiver.planner.exec;
 
-import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.common.ErrorCode;
 import dev.quiver.common.QuiverException;
 import java.util.ArrayList;
@@ -14,9 +13,9 @@ public final class EnforceSingleRowExec extends Operator {
   private final Schema schema;
   private boolean done;
 
-  EnforceSingleRowExec(Operator input, LogicalPlan.EnforceSingleRow plan) {
+  EnforceSingleRowExec(Operator input, Schema schema) {
     this.input = input;
-    this.schema = plan.schema();
+    this.schema = schema;
   }
 
   @Override public Schema schema() { return schema; }

@@ -1,11 +1,7 @@
 package dev.quiver.planner.exec;
 
-import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.kernel.ColumnValues;
-import dev.quiver.planner.kernel.EvalContext;
-import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.PhysicalExpr;
-import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.LogicalPlan.JoinType;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -37,13 +33,15 @@ public final class HashJoinExec extends Operator {
 
   private final Operator left;
   private final Operator right;
-  private final LogicalPlan.Join plan;
+  private final JoinType type;
+  private final Schema schema;
+  private final String description;
   private final BufferAllocator allocator;
-  private final List<PhysicalExpr> leftKeys = new ArrayList<>();
-  private final List<PhysicalExpr> rightKeys = new ArrayList<>();
-  private final List<Expr> keyPairs;
+  private final List<PhysicalExpr> leftKeys;
+  private final List<PhysicalExpr> rightKeys;
+  /** One key pair of the LONG family: the build side is indexed in a primitive hash table. */
+  private final boolean longKey;
   private final PhysicalExpr residual;
-  private final Expr residualExpr;
   private final Schema joinedSchema;
   private final List<Field> leftFields;
   private final List<Field> rightFields;
@@ -84,44 +82,43 @@ public final class HashJoinExec extends Operator {
   private int refPos;
 
   /**
-   * {@code keys} are pairs {@code (leftExpr, rightExpr)} flattened [l0, r0, l1, r1, ...], each reading one
-   * side only; {@code residual} (null for none) reads both.
+   * {@code leftKeys[i]} (over the left input) equals {@code rightKeys[i]} (over the right input); {@code longKey}: one
+   * pair, of the LONG family. {@code residual} (null for none) reads the left columns followed by the right ones.
+   * The output is {@code schema}; {@code description} is the EXPLAIN text.
    */
-  HashJoinExec(Operator left, Operator right, LogicalPlan.Join plan, List<Expr> keys, Expr residual,
-      BufferAllocator allocator, EvalContext ctx, int batchRows) {
+  HashJoinExec(Operator left, Operator right, JoinType type, Schema schema, List<PhysicalExpr> leftKeys,
+      List<PhysicalExpr> rightKeys, boolean longKey, PhysicalExpr residual, String description,
+      BufferAllocator allocator, int batchRows) {
     this.left = left;
     this.batchRows = Math.max(1, batchRows);
     this.chunk = Math.min(CHUNK, this.batchRows);
     this.probeRows = new int[chunk];
     this.buildRefs = new long[chunk];
     this.right = right;
-    this.plan = plan;
+    this.type = type;
+    this.schema = schema;
+    this.description = description;
     this.allocator = allocator;
-    this.keyPairs = List.copyOf(keys);
-    for (int i = 0; i < keys.size(); i += 2) {
-      leftKeys.add(ExprCompiler.compile(keys.get(i), left.schema(), ctx));
-      rightKeys.add(ExprCompiler.compile(keys.get(i + 1), right.schema(), ctx));
-    }
+    if (leftKeys.size() != rightKeys.size()) throw new IllegalArgumentException("join keys come in pairs");
+    this.leftKeys = List.copyOf(leftKeys);
+    this.rightKeys = List.copyOf(rightKeys);
+    this.longKey = longKey;
     this.leftFields = left.schema().getFields();
     this.rightFields = right.schema().getFields();
     List<Field> joined = new ArrayList<>(leftFields);
     joined.addAll(rightFields);
     this.joinedSchema = new Schema(joined);
-    this.residualExpr = residual;
-    this.residual = residual == null ? null : ExprCompiler.compile(residual, joinedSchema, ctx);
-    this.outFields = plan.schema().getFields();
+    this.residual = residual;
+    this.outFields = schema.getFields();
     this.memory = new MemoryReservation(allocator, "the hash join's build side");
   }
 
-  @Override public Schema schema() { return plan.schema(); }
+  @Override public Schema schema() { return schema; }
   @Override public List<Operator> children() { return List.of(left, right); }
 
   @Override
   public String describe() {
-    List<String> k = new ArrayList<>();
-    for (int i = 0; i < keyPairs.size(); i += 2) k.add(keyPairs.get(i) + " = " + keyPairs.get(i + 1));
-    return "HashJoinExec: type=" + plan.type() + " keys=[" + String.join(", ", k) + "]"
-        + (residualExpr == null ? "" : " residual=" + residualExpr);
+    return description;
   }
 
   @Override
@@ -139,8 +136,6 @@ public final class HashJoinExec extends Operator {
   private void buildSide() {
     table = new HashMap<>();
     Map<Object, LongList> lists = new HashMap<>();
-    boolean longKey = rightKeys.size() == 1 && dev.quiver.planner.kernel.Kernels.family(keyPairs.get(1).type())
-        == dev.quiver.planner.kernel.Kernels.Family.LONG;
     LongIntMap longIndex = longKey ? new LongIntMap() : null;
     List<LongList> longLists = longKey ? new ArrayList<>() : null;
     LongList all = new LongList();
@@ -201,7 +196,7 @@ public final class HashJoinExec extends Operator {
     }
     allBuild = all.toArray();
     nullKeyBuild = nullKeys.toArray();
-    if (plan.type() == JoinType.RIGHT || plan.type() == JoinType.FULL) buildMatched = new BitSet(buildRows);
+    if (type == JoinType.RIGHT || type == JoinType.FULL) buildMatched = new BitSet(buildRows);
   }
 
   @Override
@@ -233,7 +228,7 @@ public final class HashJoinExec extends Operator {
     probe = batch;
     int n = batch.getRowCount();
     matched = new boolean[n];
-    unknown = plan.type() == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
+    unknown = type == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
     probeRow = 0;
     curRefs = null;
     curExtra = null;
@@ -249,7 +244,7 @@ public final class HashJoinExec extends Operator {
    * checked for every chunk of candidates even when the condition rejects all of them.
    */
   private void advance() {
-    JoinType type = plan.type();
+    JoinType type = this.type;
     boolean needPairs = !type.leftOnly() || residual != null;
     int n = probe.getRowCount();
     while (true) {
@@ -313,7 +308,7 @@ public final class HashJoinExec extends Operator {
   /** The probe batch is done: emits its rows that a left-only or outer join keeps, and releases it. */
   private void finishProbe() {
     try {
-      switch (plan.type()) {
+      switch (type) {
         case LEFT, FULL -> emitProbeRows(false, true);
         case SEMI -> emitProbeRows(true, false);
         case ANTI -> emitProbeRows(false, false);
@@ -386,7 +381,7 @@ public final class HashJoinExec extends Operator {
           buildMatched.set(buildOffsets.get(Rows.batch(r)) + Rows.row(r));
         }
       }
-      if (plan.type().leftOnly() || kept == 0) return;
+      if (type.leftOnly() || kept == 0) return;
       VectorSchemaRoot out = kept == count ? null : FilterExec.take(joined, keep, kept, allocator);
       if (out == null) {
         out = joined;

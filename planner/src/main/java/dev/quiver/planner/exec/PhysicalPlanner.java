@@ -1,6 +1,8 @@
 package dev.quiver.planner.exec;
 
 import dev.quiver.planner.kernel.EvalContext;
+import dev.quiver.planner.kernel.ExprCompiler;
+import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.PlanVisitor;
 import dev.quiver.scan.read.ScanOptions;
@@ -64,17 +66,65 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitProject(LogicalPlan.Project p) {
-    return new ProjectExec(plan(p.input()), p, allocator, ctx);
+    Operator input = plan(p.input());
+    java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
+    try {
+      for (LogicalPlan.NamedExpr n : p.exprs()) exprs.add(ExprCompiler.compile(n.expr(), input.schema(), ctx));
+    } catch (RuntimeException e) {
+      input.close();
+      throw e;
+    }
+    String description = "ProjectionExec: " + p.exprs().stream().map(n -> n.expr() + " AS " + n.name())
+        .collect(java.util.stream.Collectors.joining(", "));
+    return new ProjectExec(input, p.schema(), exprs, description, allocator);
   }
 
   @Override
   public Operator visitAggregate(LogicalPlan.Aggregate p) {
-    return new AggregateExec(plan(p.input()), p, allocator, ctx, batchRows);
+    Operator input = plan(p.input());
+    try {
+      return aggregate(input, p, allocator, ctx, batchRows);
+    } catch (RuntimeException e) {
+      input.close();
+      throw e;
+    }
+  }
+
+  /** The hash aggregation of {@code p} over {@code input} (whose schema is {@code p.input()}'s). */
+  static AggregateExec aggregate(Operator input, LogicalPlan.Aggregate p, BufferAllocator allocator, EvalContext ctx,
+      int batchRows) {
+    java.util.List<dev.quiver.planner.kernel.PhysicalExpr> keys = new java.util.ArrayList<>();
+    for (LogicalPlan.NamedExpr g : p.groups()) keys.add(ExprCompiler.compile(g.expr(), input.schema(), ctx));
+    boolean longKey = p.groups().size() == 1 && Kernels.family(p.groups().get(0).expr().type()) == Kernels.Family.LONG;
+    java.util.List<dev.quiver.planner.kernel.PhysicalExpr> args = new java.util.ArrayList<>();
+    java.util.List<Accumulator.Factory> accumulators = new java.util.ArrayList<>();
+    for (LogicalPlan.AggregateCall c : p.aggregates()) {
+      args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
+      accumulators.add(Accumulator.factory(c));
+    }
+    String g = p.groups().isEmpty() ? "" : "groupBy=[" + p.groups().stream().map(n -> n.expr() + " AS " + n.name())
+        .collect(java.util.stream.Collectors.joining(", ")) + "] ";
+    String description = "AggregateExec: " + g + p.aggregates().stream().map(a -> a + " AS " + a.name())
+        .collect(java.util.stream.Collectors.joining(", "));
+    return new AggregateExec(input, p.schema(), keys, longKey, args, accumulators, description, allocator, batchRows);
   }
 
   @Override
   public Operator visitSort(LogicalPlan.Sort p) {
-    return new SortExec(plan(p.input()), p, allocator, ctx, batchRows);
+    Operator input = plan(p.input());
+    java.util.List<SortExec.Key> keys = new java.util.ArrayList<>();
+    try {
+      for (LogicalPlan.SortKey k : p.keys()) {
+        keys.add(new SortExec.Key(ExprCompiler.compile(k.expr(), input.schema(), ctx), Kernels.family(k.expr().type()),
+            k.ascending(), k.nullsFirst()));
+      }
+    } catch (RuntimeException e) {
+      input.close();
+      throw e;
+    }
+    String description = "SortExec: " + p.keys().stream().map(Object::toString)
+        .collect(java.util.stream.Collectors.joining(", ")) + (p.fetch() >= 0 ? " fetch=" + p.fetch() : "");
+    return new SortExec(input, keys, p.fetch(), description, allocator, batchRows);
   }
 
   @Override
@@ -86,12 +136,12 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       inputs.forEach(Operator::close);
       throw e;
     }
-    return new UnionExec(inputs, p);
+    return new UnionExec(inputs, p.schema());
   }
 
   @Override
   public Operator visitEnforceSingleRow(LogicalPlan.EnforceSingleRow p) {
-    return new EnforceSingleRowExec(plan(p.input()), p);
+    return new EnforceSingleRowExec(plan(p.input()), p.schema());
   }
 
   /**
@@ -132,8 +182,25 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       throw e;
     }
     try {
-      return new HashJoinExec(left, right, p, keys, residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual),
-          allocator, ctx, batchRows);
+      java.util.List<dev.quiver.planner.kernel.PhysicalExpr> leftKeys = new java.util.ArrayList<>();
+      java.util.List<dev.quiver.planner.kernel.PhysicalExpr> rightKeys = new java.util.ArrayList<>();
+      java.util.List<String> shown = new java.util.ArrayList<>();
+      for (int i = 0; i < keys.size(); i += 2) {
+        leftKeys.add(ExprCompiler.compile(keys.get(i), left.schema(), ctx));
+        rightKeys.add(ExprCompiler.compile(keys.get(i + 1), right.schema(), ctx));
+        shown.add(keys.get(i) + " = " + keys.get(i + 1));
+      }
+      boolean longKey = keys.size() == 2 && Kernels.family(keys.get(1).type()) == Kernels.Family.LONG;
+      dev.quiver.planner.expr.Expr residualExpr = residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual);
+      // the residual reads the left input's columns followed by the right's
+      java.util.List<org.apache.arrow.vector.types.pojo.Field> joined = new java.util.ArrayList<>(left.schema().getFields());
+      joined.addAll(right.schema().getFields());
+      dev.quiver.planner.kernel.PhysicalExpr residualCompiled = residualExpr == null ? null
+          : ExprCompiler.compile(residualExpr, new org.apache.arrow.vector.types.pojo.Schema(joined), ctx);
+      String description = "HashJoinExec: type=" + p.type() + " keys=[" + String.join(", ", shown) + "]"
+          + (residualExpr == null ? "" : " residual=" + residualExpr);
+      return new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, longKey, residualCompiled,
+          description, allocator, batchRows);
     } catch (RuntimeException e) {
       left.close();
       right.close();

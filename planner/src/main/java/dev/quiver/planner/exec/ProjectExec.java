@@ -1,13 +1,10 @@
 package dev.quiver.planner.exec;
 
 import dev.quiver.planner.kernel.ColumnValues;
-import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.PhysicalExpr;
 import dev.quiver.planner.kernel.Vectors;
-import dev.quiver.planner.plan.LogicalPlan;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -17,17 +14,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /** Computes the output columns; the result vectors carry exactly the plan's output fields. */
 public final class ProjectExec extends Operator {
   private final Operator input;
-  private final LogicalPlan.Project plan;
-  private final List<PhysicalExpr> exprs = new ArrayList<>();
+  private final List<PhysicalExpr> exprs;
+  private final String description;
   private final Schema schema;
   private final BufferAllocator allocator;
 
-  ProjectExec(Operator input, LogicalPlan.Project plan, BufferAllocator allocator, dev.quiver.planner.kernel.EvalContext ctx) {
+  /** Column {@code i} of {@code schema} is {@code exprs[i]} over the input; {@code description} is the EXPLAIN text. */
+  ProjectExec(Operator input, Schema schema, List<PhysicalExpr> exprs, String description, BufferAllocator allocator) {
     this.input = input;
-    this.plan = plan;
-    this.schema = plan.schema();
+    this.schema = schema;
+    this.exprs = List.copyOf(exprs);
+    this.description = description;
     this.allocator = allocator;
-    for (LogicalPlan.NamedExpr n : plan.exprs()) exprs.add(ExprCompiler.compile(n.expr(), input.schema(), ctx));
   }
 
   @Override public Schema schema() { return schema; }
@@ -35,7 +33,7 @@ public final class ProjectExec extends Operator {
 
   @Override
   public String describe() {
-    return "ProjectionExec: " + plan.exprs().stream().map(n -> n.expr() + " AS " + n.name()).collect(Collectors.joining(", "));
+    return description;
   }
 
   @Override

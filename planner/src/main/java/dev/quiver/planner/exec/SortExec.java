@@ -1,17 +1,12 @@
 package dev.quiver.planner.exec;
 
 import dev.quiver.planner.kernel.ColumnValues;
-import dev.quiver.planner.kernel.EvalContext;
-import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.kernel.PhysicalExpr;
-import dev.quiver.planner.plan.LogicalPlan;
-import dev.quiver.planner.plan.LogicalPlan.SortKey;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -25,26 +20,31 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class SortExec extends Operator {
   private final Operator input;
-  private final LogicalPlan.Sort plan;
+  private final List<Key> keys;
+  private final long fetch;
+  private final String description;
   private final BufferAllocator allocator;
   private final int batchRows;
-  private final List<PhysicalExpr> keyExprs = new ArrayList<>();
-  private final List<Kernels.Family> families = new ArrayList<>();
   private final List<VectorSchemaRoot> batches = new ArrayList<>();
   private final List<List<ColumnValues>> keyValues = new ArrayList<>();
   private final MemoryReservation memory;
   private long[] order;
   private int emitted;
 
-  SortExec(Operator input, LogicalPlan.Sort plan, BufferAllocator allocator, EvalContext ctx, int batchRows) {
+  /** One sort key: its compiled expression, the family its values compare by, and its direction. */
+  record Key(PhysicalExpr expr, Kernels.Family family, boolean ascending, boolean nullsFirst) {}
+
+  /**
+   * Sorts on {@code keys}, the first deciding; with {@code fetch} >= 0 only the first {@code fetch} rows are kept.
+   * {@code description} is the EXPLAIN text.
+   */
+  SortExec(Operator input, List<Key> keys, long fetch, String description, BufferAllocator allocator, int batchRows) {
     this.input = input;
-    this.plan = plan;
+    this.keys = List.copyOf(keys);
+    this.fetch = fetch;
+    this.description = description;
     this.allocator = allocator;
     this.batchRows = batchRows;
-    for (SortKey k : plan.keys()) {
-      keyExprs.add(ExprCompiler.compile(k.expr(), input.schema(), ctx));
-      families.add(Kernels.family(k.expr().type()));
-    }
     this.memory = new MemoryReservation(allocator, "the sort");
   }
 
@@ -53,8 +53,7 @@ public final class SortExec extends Operator {
 
   @Override
   public String describe() {
-    return "SortExec: " + plan.keys().stream().map(Object::toString).collect(Collectors.joining(", "))
-        + (plan.fetch() >= 0 ? " fetch=" + plan.fetch() : "");
+    return description;
   }
 
   /** Comparisons between cancellation checks: sorting millions of rows takes seconds. */
@@ -70,8 +69,8 @@ public final class SortExec extends Operator {
     List<ColumnValues> kb = keyValues.get(Rows.batch(b));
     int ra = Rows.row(a);
     int rb = Rows.row(b);
-    for (int k = 0; k < keyExprs.size(); k++) {
-      SortKey key = plan.keys().get(k);
+    for (int k = 0; k < keys.size(); k++) {
+      Key key = keys.get(k);
       ColumnValues x = ka.get(k);
       ColumnValues y = kb.get(k);
       boolean xn = x.isNull(ra);
@@ -82,14 +81,13 @@ public final class SortExec extends Operator {
         c = xn == key.nullsFirst() ? -1 : 1;
         return c;
       }
-      c = Kernels.compareObjects(families.get(k), x.getObject(ra), y.getObject(rb));
+      c = Kernels.compareObjects(key.family(), x.getObject(ra), y.getObject(rb));
       if (c != 0) return key.ascending() ? c : -c;
     }
     return Long.compare(a, b); // stable
   }
 
   private void consume() {
-    long fetch = plan.fetch();
     boolean topN = fetch >= 0 && fetch < Integer.MAX_VALUE / 2;
     Comparator<Long> cmp = (a, b) -> compare(a, b);
     PriorityQueue<Long> heap = topN ? new PriorityQueue<>(cmp.reversed()) : null;
@@ -101,7 +99,7 @@ public final class SortExec extends Operator {
       batches.add(batch);
       List<ColumnValues> kv = new ArrayList<>();
       keyValues.add(kv);
-      for (PhysicalExpr e : keyExprs) kv.add(e.eval(batch, allocator));
+      for (Key k : keys) kv.add(k.expr().eval(batch, allocator));
       int n = batch.getRowCount();
       memory.add(24L * n);
       if (!topN) {

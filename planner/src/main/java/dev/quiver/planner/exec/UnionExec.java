@@ -1,6 +1,5 @@
 package dev.quiver.planner.exec;
 
-import dev.quiver.planner.plan.LogicalPlan;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
@@ -13,9 +12,10 @@ public final class UnionExec extends Operator {
   private final Schema schema;
   private int current;
 
-  UnionExec(List<Operator> inputs, LogicalPlan.Union plan) {
+  /** The batches of {@code inputs}, relabelled with {@code schema}'s fields. */
+  UnionExec(List<Operator> inputs, Schema schema) {
     this.inputs = List.copyOf(inputs);
-    this.schema = plan.schema();
+    this.schema = schema;
   }
 
   @Override public Schema schema() { return schema; }

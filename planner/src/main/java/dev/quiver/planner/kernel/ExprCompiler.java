@@ -54,20 +54,20 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
   @Override
   public PhysicalExpr visitCast(Expr.Cast e) {
     PhysicalExpr in = e.input().accept(this);
-    return (batch, alloc) -> Kernels.cast(batch, alloc, in, e.input().type(), e.type(), e.safe(), ctx);
+    return (batch, alloc) -> ArithmeticKernels.cast(batch, alloc, in, e.input().type(), e.type(), e.safe(), ctx);
   }
 
   @Override
   public PhysicalExpr visitArithmetic(Expr.Arithmetic e) {
     PhysicalExpr l = e.left().accept(this);
     PhysicalExpr r = e.right().accept(this);
-    return (batch, alloc) -> Kernels.arithmetic(batch, alloc, e.op(), l, r, e.type());
+    return (batch, alloc) -> ArithmeticKernels.arithmetic(batch, alloc, e.op(), l, r, e.type());
   }
 
   @Override
   public PhysicalExpr visitNegate(Expr.Negate e) {
     PhysicalExpr in = e.input().accept(this);
-    return (batch, alloc) -> Kernels.negate(batch, alloc, in, e.type());
+    return (batch, alloc) -> ArithmeticKernels.negate(batch, alloc, in, e.type());
   }
 
   @Override
@@ -82,26 +82,26 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
   public PhysicalExpr visitAnd(Expr.And e) {
     PhysicalExpr l = e.left().accept(this);
     PhysicalExpr r = e.right().accept(this);
-    return (batch, alloc) -> Kernels.logical(batch, alloc, true, l, r);
+    return (batch, alloc) -> LogicKernels.logical(batch, alloc, true, l, r);
   }
 
   @Override
   public PhysicalExpr visitOr(Expr.Or e) {
     PhysicalExpr l = e.left().accept(this);
     PhysicalExpr r = e.right().accept(this);
-    return (batch, alloc) -> Kernels.logical(batch, alloc, false, l, r);
+    return (batch, alloc) -> LogicKernels.logical(batch, alloc, false, l, r);
   }
 
   @Override
   public PhysicalExpr visitNot(Expr.Not e) {
     PhysicalExpr in = e.input().accept(this);
-    return (batch, alloc) -> Kernels.not(batch, alloc, in);
+    return (batch, alloc) -> LogicKernels.not(batch, alloc, in);
   }
 
   @Override
   public PhysicalExpr visitIsNull(Expr.IsNull e) {
     PhysicalExpr in = e.input().accept(this);
-    return (batch, alloc) -> Kernels.isNull(batch, alloc, in, e.negated());
+    return (batch, alloc) -> LogicKernels.isNull(batch, alloc, in, e.negated());
   }
 
   @Override
@@ -131,7 +131,7 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
   public PhysicalExpr visitLike(Expr.Like e) {
     PhysicalExpr in = e.input().accept(this);
     PhysicalExpr pattern = e.pattern().accept(this);
-    return (batch, alloc) -> Kernels.like(batch, alloc, in, pattern, e.caseInsensitive(), e.negated());
+    return (batch, alloc) -> LikeKernels.like(batch, alloc, in, pattern, e.caseInsensitive(), e.negated());
   }
 
   @Override
@@ -144,7 +144,7 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
       args.add(e.args().get(i).accept(this));
       types[i] = e.args().get(i).type();
     }
-    return (batch, alloc) -> Kernels.call(batch, alloc, def, args, types, e.type(), ctx);
+    return (batch, alloc) -> Functions.call(batch, alloc, def, args, types, e.type(), ctx);
   }
 
   @Override
@@ -156,6 +156,6 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
       results.add(w.result().accept(this));
     }
     PhysicalExpr otherwise = e.otherwise().accept(this);
-    return (batch, alloc) -> Kernels.caseWhen(batch, alloc, conditions, results, otherwise, e.type());
+    return (batch, alloc) -> LogicKernels.caseWhen(batch, alloc, conditions, results, otherwise, e.type());
   }
 }

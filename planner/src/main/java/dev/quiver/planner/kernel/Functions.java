@@ -13,10 +13,14 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.time.temporal.IsoFields;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /**
@@ -76,6 +80,35 @@ public final class Functions {
               ? null : v[0])));
 
   private Functions() {}
+
+  /** Evaluates a call of {@code def} over the batch, row by row (a strict function is NULL on a NULL argument). */
+  public static ColumnValues call(VectorSchemaRoot batch, BufferAllocator alloc, Def def,
+      List<PhysicalExpr> args, ArrowType[] types, ArrowType resultType, EvalContext ctx) {
+    int n = batch.getRowCount();
+    List<ColumnValues> values = new ArrayList<>(args.size());
+    try {
+      for (PhysicalExpr a : args) values.add(a.eval(batch, alloc));
+      FieldVector out = Vectors.create("", resultType, alloc, n);
+      try {
+        Object[] row = new Object[args.size()];
+        for (int i = 0; i < n; i++) {
+          boolean anyNull = false;
+          for (int a = 0; a < row.length; a++) {
+            row[a] = values.get(a).getObject(i);
+            anyNull |= row[a] == null;
+          }
+          if (anyNull && def.strict()) continue;
+          Vectors.set(out, i, def.impl().apply(row, types, resultType, ctx));
+        }
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+      return Kernels.done(out, n);
+    } finally {
+      values.forEach(ColumnValues::close);
+    }
+  }
 
   /**
    * A LIKE pattern written with {@code escape} as its escape character (empty: none), rewritten in the

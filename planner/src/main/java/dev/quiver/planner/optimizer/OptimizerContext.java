@@ -7,9 +7,15 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * What rules may use: the query's allocator (constant folding evaluates on real Arrow vectors) and
  * evaluation context (query start for stable functions, session time zone), and the query's
- * cancellation, which the optimizer checks between rules and long rules (join ordering) within.
+ * cancellation, which the optimizer checks between rules and long rules (join ordering) within; and how many
+ * passes the expression simplifier makes over one expression at most ({@code SqlLimits.maxSimplifierPasses}).
  */
-public record OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation) {
+public record OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation,
+    int maxSimplifierPasses) {
+  public OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation) {
+    this(allocator, eval, cancellation, dev.quiver.planner.optimizer.simplify.ExprSimplifier.MAX_PASSES);
+  }
+
   public OptimizerContext(BufferAllocator allocator, EvalContext eval) {
     this(allocator, eval, Cancellation.NONE);
   }

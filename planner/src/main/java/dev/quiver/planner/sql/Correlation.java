@@ -17,6 +17,8 @@ final class Correlation {
   final List<Expr> innerKeys = new ArrayList<>();
   final List<Expr> outerKeys = new ArrayList<>();
   final List<String> keyNames = new ArrayList<>();
+  /** SCALAR: the aggregate calls of the subquery's own aggregation (its select list and HAVING). */
+  final List<dev.quiver.planner.plan.LogicalPlan.AggregateCall> aggregates = new ArrayList<>();
 
   Correlation(Mode mode) { this.mode = mode; }
 }

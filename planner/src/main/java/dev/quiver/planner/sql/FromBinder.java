@@ -70,7 +70,7 @@ final class FromBinder {
           Expr r = new Scope(right.entries(), null).resolve(null, n, cx.sql());
           ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
           if (t == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "USING column " + n + " has different types");
-          conds.add(new Expr.Comparison(Expr.CmpOp.EQ, ExprBinder.coerce(l, t), ExprBinder.coerce(r, t)));
+          conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(l, t), Coercion.coerce(r, t)));
         }
       }
       if (conds.isEmpty() && type != JoinType.INNER) {

@@ -83,7 +83,7 @@ final class OrderAndLimit {
   }
 
   private static long constant(Expression e, String what, BindingContext cx) {
-    if (e instanceof LongValue l && ExprBinder.integerValue(l).bitLength() < 64) return l.getValue();
+    if (e instanceof LongValue l && Literals.integerValue(l).bitLength() < 64) return l.getValue();
     throw new QuiverException(ErrorCode.INVALID_QUERY, what + " must be a non-negative integer constant, not "
         + SqlPositions.snippet(e) + SqlPositions.suffix(cx.sql(), what));
   }

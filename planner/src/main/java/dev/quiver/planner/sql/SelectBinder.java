@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.expression.LongValue;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.statement.select.AllColumns;
@@ -73,7 +74,7 @@ final class SelectBinder {
       for (Expression term : SubqueryDecorrelator.andTerms(ps.getWhere())) {
         if (subqueries.subqueryPredicate(term, b)) continue;
         Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
-        if (SqlTypes.isNull(bound.type())) bound = ExprBinder.coerce(bound, SqlTypes.BOOLEAN);
+        if (SqlTypes.isNull(bound.type())) bound = Coercion.coerce(bound, SqlTypes.BOOLEAN);
         if (!SqlTypes.isBoolean(bound.type())) {
           throw new QuiverException(ErrorCode.INVALID_QUERY,
               "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
@@ -231,6 +232,7 @@ final class SelectBinder {
         throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
       }
       SubqueryDecorrelator.correlationKeys(corr, outerNames);
+      corr.aggregates.addAll(aggregates);
       groupExprs.addAll(0, corr.innerKeys);
     }
     Set<String> postAggNames = new HashSet<>();
@@ -394,7 +396,7 @@ final class SelectBinder {
    * Arrow's Null type (sorts, joins and limits failed on it).
    */
   private static Expr typedNull(Expr e) {
-    return SqlTypes.isNull(e.type()) ? ExprBinder.coerce(e, SqlTypes.INTEGER) : e;
+    return SqlTypes.isNull(e.type()) ? Coercion.coerce(e, SqlTypes.INTEGER) : e;
   }
 
   /**
@@ -413,14 +415,37 @@ final class SelectBinder {
     }
   }
 
+  /**
+   * Whether the select list calls an aggregate function itself, read from the parsed tree: a string, an alias or a
+   * type that spells a function's name is no call, and an aggregate inside a subquery aggregates that subquery.
+   */
   private static boolean hasAggregate(PlainSelect ps) {
-    String text;
+    boolean[] found = {false};
+    ExpressionVisitorAdapter<Void> calls = new ExpressionVisitorAdapter<>() {
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.expression.Function f, S context) {
+        if (f.getName() != null && AggregateBinder.aggregateFunction(f.getName().toLowerCase(Locale.ROOT)) != null) found[0] = true;
+        return super.visit(f, context);
+      }
+
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.statement.select.ParenthesedSelect subquery, S context) {
+        return null;
+      }
+
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.statement.select.Select subquery, S context) {
+        return null;
+      }
+    };
     try {
-      text = ps.getSelectItems().toString().toLowerCase(Locale.ROOT);
+      for (SelectItem<?> item : ps.getSelectItems()) {
+        if (item.getExpression() != null) item.getExpression().accept(calls, null);
+      }
     } catch (StackOverflowError tooDeep) {
       return true;
     }
-    return text.matches("(?s).*\\b(count|sum|avg|min|max|bool_and|bool_or|every|stddev\\w*|var\\w*|variance)\\s*\\(.*");
+    return found[0];
   }
 
   private void rejectUnsupported(PlainSelect ps) {

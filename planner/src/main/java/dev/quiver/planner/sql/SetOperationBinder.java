@@ -170,7 +170,7 @@ final class SetOperationBinder {
     boolean same = true;
     List<NamedExpr> out = new ArrayList<>();
     for (int i = 0; i < fields.size(); i++) {
-      Expr e = ExprBinder.coerce(ref(fields.get(i)), types.get(i));
+      Expr e = Coercion.coerce(ref(fields.get(i)), types.get(i));
       same &= e instanceof Expr.ColumnRef;
       out.add(new NamedExpr(e, fields.get(i).getName()));
     }

@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * however busy the machine is.
  */
 public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInListItems, int maxRelations,
-    long maxParseCost, int maxSubqueryDepth, int maxOptimizerPasses) {
+    long maxParseCost, int maxSubqueryDepth, int maxOptimizerPasses, int maxSimplifierPasses) {
   public static final long DEFAULT_MAX_STATEMENT_BYTES = 1L << 20;
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
@@ -30,53 +30,64 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
    * with the plan it has (still correct, perhaps less optimized).
    */
   public static final int DEFAULT_MAX_OPTIMIZER_PASSES = 8;
+  /**
+   * Passes of the expression simplifier's rules over one expression, each time a rule simplifies it: it stops when
+   * a pass changes nothing, or after this many with the expression it has (still equivalent, perhaps less simple).
+   */
+  public static final int DEFAULT_MAX_SIMPLIFIER_PASSES = 16;
   public static final SqlLimits DEFAULT = new SqlLimits(DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_MAX_NESTING_DEPTH,
       DEFAULT_MAX_IN_LIST_ITEMS, DEFAULT_MAX_RELATIONS, DEFAULT_MAX_PARSE_COST, DEFAULT_MAX_SUBQUERY_DEPTH,
-      DEFAULT_MAX_OPTIMIZER_PASSES);
+      DEFAULT_MAX_OPTIMIZER_PASSES, DEFAULT_MAX_SIMPLIFIER_PASSES);
 
   public SqlLimits {
     if (maxStatementBytes <= 0 || maxNestingDepth <= 0 || maxInListItems <= 0 || maxRelations <= 0 || maxParseCost <= 0
-        || maxSubqueryDepth <= 0 || maxOptimizerPasses <= 0) {
+        || maxSubqueryDepth <= 0 || maxOptimizerPasses <= 0 || maxSimplifierPasses <= 0) {
       throw new IllegalArgumentException("SQL limits must be positive");
     }
   }
 
   public SqlLimits withMaxStatementBytes(long bytes) {
     return new SqlLimits(bytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost, maxSubqueryDepth,
-        maxOptimizerPasses);
+        maxOptimizerPasses, maxSimplifierPasses);
   }
 
   public SqlLimits withMaxNestingDepth(int depth) {
     return new SqlLimits(maxStatementBytes, depth, maxInListItems, maxRelations, maxParseCost, maxSubqueryDepth,
-        maxOptimizerPasses);
+        maxOptimizerPasses, maxSimplifierPasses);
   }
 
   public SqlLimits withMaxInListItems(int items) {
     return new SqlLimits(maxStatementBytes, maxNestingDepth, items, maxRelations, maxParseCost, maxSubqueryDepth,
-        maxOptimizerPasses);
+        maxOptimizerPasses, maxSimplifierPasses);
   }
 
   public SqlLimits withMaxRelations(int relations) {
     return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, relations, maxParseCost, maxSubqueryDepth,
-        maxOptimizerPasses);
+        maxOptimizerPasses, maxSimplifierPasses);
   }
 
   /** The parse cost a statement may have (units: see {@link SqlText#parseCost}). */
   public SqlLimits withMaxParseCost(long units) {
     return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, units, maxSubqueryDepth,
-        maxOptimizerPasses);
+        maxOptimizerPasses, maxSimplifierPasses);
   }
 
   /** How deeply queries may nest in one another (subqueries, derived tables, CTE bodies). */
   public SqlLimits withMaxSubqueryDepth(int depth) {
     return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost, depth,
-        maxOptimizerPasses);
+        maxOptimizerPasses, maxSimplifierPasses);
   }
 
   /** How many passes of its rules the optimizer makes at most. */
   public SqlLimits withMaxOptimizerPasses(int passes) {
     return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost,
-        maxSubqueryDepth, passes);
+        maxSubqueryDepth, passes, maxSimplifierPasses);
+  }
+
+  /** How many passes of its rules the expression simplifier makes over one expression at most. */
+  public SqlLimits withMaxSimplifierPasses(int passes) {
+    return new SqlLimits(maxStatementBytes, maxNestingDepth, maxInListItems, maxRelations, maxParseCost,
+        maxSubqueryDepth, maxOptimizerPasses, passes);
   }
 
   /** Fails a statement whose estimated parse cost is over {@link #maxParseCost}. */

@@ -341,7 +341,7 @@ final class SqlText {
         Expression item;
         if (t.kind() == Kind.NUMBER) {
           boolean decimal = t.text().indexOf('.') >= 0 || t.text().indexOf('e') >= 0 || t.text().indexOf('E') >= 0;
-          if (t.text().length() > ExprBinder.MAX_NUMBER_CHARS) break; // the binder refuses it, with its message
+          if (t.text().length() > Literals.MAX_NUMBER_CHARS) break; // the binder refuses it, with its message
           Expression v = decimal ? new DoubleValue(t.text()) : new LongValue(t.text());
           item = v;
         } else if (t.kind() == Kind.STRING && t.text().length() >= 2 && t.text().endsWith("'") && signs == 0) {

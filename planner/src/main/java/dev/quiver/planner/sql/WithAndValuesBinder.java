@@ -92,7 +92,7 @@ final class WithAndValuesBinder {
     List<LogicalPlan> inputs = new ArrayList<>();
     for (List<Expr> row : bound) {
       List<NamedExpr> out = new ArrayList<>();
-      for (int c = 0; c < width; c++) out.add(new NamedExpr(ExprBinder.coerce(row.get(c), types.get(c)), internal.get(c)));
+      for (int c = 0; c < width; c++) out.add(new NamedExpr(Coercion.coerce(row.get(c), types.get(c)), internal.get(c)));
       inputs.add(new LogicalPlan.Project(new LogicalPlan.OneRow(), out));
     }
     return new Rel(inputs.size() == 1 ? inputs.get(0) : new LogicalPlan.Union(inputs), visible);

@@ -12,6 +12,7 @@ import java.util.Set;
  * AND (or OR) chain at once, flattened, so a long conjunction is handled in one step, not one per level.
  */
 public final class ExprSimplifier {
+  /** The passes over one expression unless the context says otherwise ({@code SqlLimits.maxSimplifierPasses}). */
   public static final int MAX_PASSES = 16;
   private static final int MAX_NODE_ROUNDS = 8;
 
@@ -37,7 +38,7 @@ public final class ExprSimplifier {
 
   /** The simplified expression; names of the rules that changed something go to {@code fired}. */
   public Expr simplify(Expr e, OptimizerContext context, Set<String> fired) {
-    for (int pass = 0; pass < MAX_PASSES; pass++) {
+    for (int pass = 0; pass < context.maxSimplifierPasses(); pass++) {
       Expr next = visit(e, context, fired);
       if (next.equals(e)) return next;
       e = next;
