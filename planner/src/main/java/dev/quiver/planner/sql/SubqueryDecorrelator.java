@@ -124,24 +124,85 @@ final class SubqueryDecorrelator {
       ArrowType common = SqlTypes.comparisonCommon(k.getType(), outerKey.type());
       conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(outerKey, common), Coercion.coerce(ref(k), common)));
     }
-    LogicalPlan inner = r.plan();
+    NoRows shape = NoRows.of(r.plan(), value.getName());
+    if (shape == null) {
+      throw QuiverException.unsupported("a correlated scalar subquery whose aggregation is joined with a further subquery");
+    }
+    LogicalPlan inner = shape.plan();
     b.pending.add(p -> new LogicalPlan.Join(p, inner, JoinType.LEFT, Exprs.and(conds)));
     Expr result = new Expr.ColumnRef(value.getName(), value.getType(), true);
-    // the COUNT bug: a group with no rows is absent, and its count must read 0, not NULL
-    if (inner instanceof LogicalPlan.Project p && p.exprs().get(0).expr() instanceof Expr.ColumnRef c
-        && p.input() instanceof LogicalPlan.Aggregate a) {
-      for (AggregateCall call : a.aggregates()) {
-        if (call.name().equals(c.name()) && call.func() == AggFunc.COUNT) {
-          return new Expr.Call("coalesce", List.of(result, new Expr.Literal(0L, SqlTypes.BIGINT)), SqlTypes.BIGINT, false,
-              Expr.Volatility.IMMUTABLE);
-        }
+    if (shape.value() instanceof Expr.Literal l && l.value() == null) return result;
+    if (shape.countOnly()) {
+      // the COUNT bug: a group with no rows is absent, and its count must read 0, not NULL
+      return new Expr.Call("coalesce", List.of(result, shape.value()), value.getType(), false, Expr.Volatility.IMMUTABLE);
+    }
+    // the COUNT bug in general: no group found means no inner rows, and the subquery's value is then its value
+    // over no rows (its HAVING and SELECT over aggregates of nothing), not NULL. A matched group's key is never
+    // NULL (it equals the outer key), so a NULL key marks an outer row that found none.
+    Field key = field(inner, corr.keyNames.get(0));
+    Expr noGroup = new Expr.IsNull(new Expr.ColumnRef(key.getName(), key.getType(), true), false);
+    return new Expr.Case(List.of(new Expr.When(noGroup, shape.value())), result, value.getType());
+  }
+
+  /**
+   * A correlated scalar subquery's plan {@code plan} (a projection, possibly over its HAVING filter, over the
+   * aggregation grouped by the correlation keys) with its HAVING folded into the value — {@code CASE WHEN having
+   * THEN value END}, so that a group HAVING rejects is still found and reads NULL — and {@code value}, the value
+   * column over no rows as a constant expression: every aggregate over nothing (count 0, the others NULL)
+   * substituted into the HAVING and the SELECT expression. {@code countOnly}: the value is a bare count.
+   */
+  record NoRows(LogicalPlan plan, Expr value, boolean countOnly) {
+    static NoRows of(LogicalPlan plan, String column) {
+      if (plan instanceof LogicalPlan.Aggregate a) {
+        Expr v = overNothing(a, new Expr.ColumnRef(column, field(a, column).getType(), true));
+        return v == null ? null : new NoRows(a, v, isCount(a, column));
       }
+      if (!(plan instanceof LogicalPlan.Project p)) return null;
+      Expr having = null;
+      LogicalPlan below = p.input();
+      if (below instanceof LogicalPlan.Filter f) {
+        having = f.condition();
+        below = f.input();
+      }
+      if (!(below instanceof LogicalPlan.Aggregate a)) return null;
+      List<NamedExpr> exprs = new ArrayList<>(p.exprs());
+      int i = 0;
+      while (i < exprs.size() && !exprs.get(i).name().equals(column)) i++;
+      if (i == exprs.size()) return null;
+      Expr e = exprs.get(i).expr();
+      Expr v = overNothing(a, e);
+      if (v == null) return null;
+      boolean countOnly = having == null && e instanceof Expr.ColumnRef c && isCount(a, c.name());
+      if (having != null) {
+        Expr h = overNothing(a, having);
+        if (h == null) return null;
+        exprs.set(i, new NamedExpr(new Expr.Case(List.of(new Expr.When(having, e)), new Expr.Literal(null, e.type()), e.type()),
+            column));
+        v = new Expr.Case(List.of(new Expr.When(h, v)), new Expr.Literal(null, e.type()), e.type());
+      }
+      return new NoRows(new LogicalPlan.Project(a, exprs), v, countOnly);
     }
-    // a count read through an expression (count(*) + 1, HAVING count(*) > 1) would read NULL for an absent group
-    if (corr.aggregates.stream().anyMatch(a -> a.func() == AggFunc.COUNT)) {
-      throw QuiverException.unsupported("a correlated scalar subquery with count() inside an expression");
+
+    private static boolean isCount(LogicalPlan.Aggregate a, String name) {
+      return a.aggregates().stream().anyMatch(c -> c.name().equals(name) && c.func() == AggFunc.COUNT);
     }
-    return result;
+
+    /** {@code e} over {@code a}'s output with every aggregate over no rows substituted; null if it reads a group key. */
+    private static Expr overNothing(LogicalPlan.Aggregate a, Expr e) {
+      for (String c : Exprs.columns(e)) {
+        if (a.aggregates().stream().noneMatch(call -> call.name().equals(c))) return null;
+      }
+      Expr v = Exprs.transformUp(e, x -> {
+        if (!(x instanceof Expr.ColumnRef c)) return x;
+        for (AggregateCall call : a.aggregates()) {
+          if (call.name().equals(c.name())) {
+            return new Expr.Literal(call.func() == AggFunc.COUNT ? (Object) 0L : null, call.type());
+          }
+        }
+        return x;
+      });
+      return v;
+    }
   }
 
   /**
