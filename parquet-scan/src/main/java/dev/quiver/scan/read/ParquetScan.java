@@ -527,7 +527,8 @@ public final class ParquetScan implements AutoCloseable {
         throw e;
       } catch (PredicateFailed e) {
         closeAll(vectors);
-        throw (RuntimeException) e.getCause();
+        RuntimeException cause = (RuntimeException) e.getCause();
+        throw cause instanceof OutOfMemoryException ? corrupt(file, "cannot filter", cause) : cause;
       } catch (RuntimeException e) {
         closeAll(vectors);
         throw corrupt(file, "cannot decode", e);
