@@ -206,6 +206,16 @@ class ExactPushdownTest {
     assertThat(scan.exact()).hasSize(2);
   }
 
+  /** An inexact conjunct prunes with what it implies and stays in the filter above, which checks it. */
+  @Test
+  void anInexactConjunctPrunesAndStaysAbove() {
+    List<String> lines = QueryEngine.render(engine.prepare("SELECT id FROM v WHERE s LIKE 'a%c' AND u8 > 1", allocator).plan());
+    assertThat(lines).filteredOn(l -> l.contains("Filter:")).singleElement().asString()
+        .contains("s LIKE 'a%c'").doesNotContain("u8");
+    assertThat(lines).filteredOn(l -> l.contains("TableScan:")).singleElement().asString()
+        .contains("starts_with(s, 'a')").contains("exact=[u8 > 1]").contains("residual=s LIKE 'a%c'");
+  }
+
   static List<LogicalPlan.TableScan> scans(LogicalPlan p) {
     List<LogicalPlan.TableScan> out = new ArrayList<>();
     if (p instanceof LogicalPlan.TableScan s) out.add(s);
