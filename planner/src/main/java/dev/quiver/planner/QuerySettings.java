@@ -24,7 +24,10 @@ public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeout
     return new QuerySettings(simplify, zone, ms, batchRows, pruning);
   }
 
-  /** Off: scans read every row group and page (the filter still runs): the baseline for benchmarks. */
+  /**
+   * Off: scans read every row group and page (the scan's exact conjuncts and the filter above still run):
+   * the baseline for benchmarks.
+   */
   public QuerySettings withPruning(boolean on) {
     return new QuerySettings(simplify, zone, statementTimeoutMs, batchRows, on);
   }

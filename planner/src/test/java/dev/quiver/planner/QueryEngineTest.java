@@ -75,6 +75,21 @@ class QueryEngineTest extends EngineTest {
   }
 
   @Test
+  void pushdownTakesBareColumnConjunctsAndKeepsTheRest() {
+    LogicalPlan.TableScan s = scan("SELECT s FROM t WHERE 5 > i32 AND (s = 'a' OR s IS NULL) AND i32 + 1 > 2 AND NOT b");
+    assertThat(s.predicate().toString()).isEqualTo("i32 < 5 AND (s = 'a' OR s IS NULL) AND NOT (b = TRUE)");
+    assertThat(s.residual().toString()).isEqualTo("(i32 + 1) > 2");
+    // the scan evaluates the pushed conjuncts itself (reading b for that only); i32 is output for the residual
+    assertThat(s.exact().toString()).isEqualTo("[i32 < 5, s = 'a' OR s IS NULL, NOT b]");
+    assertThat(s.columns()).containsExactly("i32", "s");
+    // never TRUE: nothing is read at all
+    assertThat(QueryEngine.render(engine.prepare("SELECT s FROM t WHERE i32 = NULL", allocator).plan())).contains("  EmptyRelation");
+    // NOT IN with a NULL item is never TRUE either; the simplifier leaves it (contract v221), pruning does not
+    assertThat(scan("SELECT s FROM t WHERE i32 NOT IN (1, NULL)").predicate().toString()).isEqualTo("FALSE");
+    assertThat(count("i32 = NULL")).isZero();
+  }
+
+  @Test
   void parametersAreTypedByContextAndPlannedLikeLiterals() {
     String sql = "SELECT i32 FROM t WHERE i64 < ? AND d >= ? AND s = ? AND i8 IN (?, ?) AND f64 > ?";
     PreparedQuery unbound = engine.prepare(sql, allocator);

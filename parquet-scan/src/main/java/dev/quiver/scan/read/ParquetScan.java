@@ -2,6 +2,7 @@ package dev.quiver.scan.read;
 
 import dev.quiver.common.ErrorCode;
 import dev.quiver.common.QuiverException;
+import dev.quiver.scan.predicate.RowPredicate;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ParquetFilterConverter;
 import dev.quiver.scan.prune.PruningLevel;
@@ -56,7 +57,9 @@ import org.apache.parquet.schema.Type;
 /**
  * Reads the projected columns of a table's Parquet files into Arrow batches, skipping the row groups
  * that {@link RowGroupPruner} proves cannot match the pushed predicate. Batches are owned by the caller.
- * A scan with no projected columns (e.g. {@code count(*)}) answers from row-group metadata alone.
+ * A {@link RowPredicate}, if given, is applied to every row read (its columns decoded first, the others only
+ * for the rows it keeps). A scan with no projected columns and no row predicate (e.g. {@code count(*)})
+ * answers from row-group metadata alone: its batches have no columns, only row counts.
  *
  * <p>Row groups are read in parallel: each is a task (prune, then read its surviving pages into
  * batches) run on the executor of the {@link ScanOptions} (the server's pool, shared by its queries); up to
@@ -65,7 +68,12 @@ import org.apache.parquet.schema.Type;
  */
 public final class ParquetScan implements AutoCloseable {
   private final ParquetTable table;
+  /** The output columns. */
   private final List<Field> fields;
+  /** The columns read: the output columns, then the row predicate's columns that are not output. */
+  private final List<Field> readFields;
+  /** For each of the row predicate's columns, its index in {@link #readFields}. */
+  private final int[] predicateIndex;
   private final ScanPredicate predicate;
   private final BufferAllocator allocator;
   private final ScanMetrics metrics;
@@ -74,7 +82,7 @@ public final class ParquetScan implements AutoCloseable {
   private final int batchRows;
   private final boolean usePageIndex;
   private final int parallelism;
-  private final RowFilter rowFilter;
+  private final RowPredicate rowPredicate;
   private final ScanOptions options;
 
   /** The row groups still to read, in order. */
@@ -101,13 +109,36 @@ public final class ParquetScan implements AutoCloseable {
    */
   public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
       BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex, ScanOptions options) {
+    this(catalog, table, columns, predicate, null, allocator, metrics, batchRows, usePageIndex, options);
+  }
+
+  /**
+   * A scan that also applies {@code rowPredicate} (null: none) to every row it reads: only rows for which
+   * it is TRUE come out. Its columns are read whether or not they are among {@code columns} (the output).
+   * {@code predicate} only prunes (row groups, and pages with {@code usePageIndex}).
+   */
+  public ParquetScan(Catalog catalog, ParquetTable table, List<String> columns, ScanPredicate predicate,
+      RowPredicate rowPredicate, BufferAllocator allocator, ScanMetrics metrics, int batchRows, boolean usePageIndex,
+      ScanOptions options) {
     this.usePageIndex = usePageIndex;
     this.table = table;
     this.fields = new ArrayList<>();
-    for (String c : columns) {
-      Field f = table.field(c);
-      if (f == null) throw QuiverException.internal("column " + c + " not in table " + table.name());
-      fields.add(f);
+    for (String c : columns) fields.add(field(table, c));
+    this.readFields = new ArrayList<>(fields);
+    this.rowPredicate = rowPredicate;
+    if (rowPredicate != null) {
+      List<String> cols = rowPredicate.columns();
+      predicateIndex = new int[cols.size()];
+      for (int i = 0; i < cols.size(); i++) {
+        int at = columns.indexOf(cols.get(i));
+        if (at < 0) {
+          at = readFields.size();
+          readFields.add(field(table, cols.get(i)));
+        }
+        predicateIndex[i] = at;
+      }
+    } else {
+      predicateIndex = new int[0];
     }
     this.predicate = predicate;
     this.allocator = allocator;
@@ -117,9 +148,12 @@ public final class ParquetScan implements AutoCloseable {
     this.batchRows = batchRows;
     this.options = options;
     this.parallelism = options.threads();
-    Set<String> fileColumns = new HashSet<>();
-    for (Field f : fields) if (!table.isPartitionColumn(f.getName())) fileColumns.add(f.getName());
-    this.rowFilter = predicate == null ? null : RowFilter.of(predicate, fileColumns);
+  }
+
+  private static Field field(ParquetTable table, String column) {
+    Field f = table.field(column);
+    if (f == null) throw QuiverException.internal("column " + column + " not in table " + table.name());
+    return f;
   }
 
   public Schema schema() {
@@ -171,7 +205,7 @@ public final class ParquetScan implements AutoCloseable {
       }
       MessageType fileSchema = footer.getFileMetaData().getSchema();
       List<Type> present = new ArrayList<>();
-      for (Field field : fields) {
+      for (Field field : readFields) {
         if (!table.isPartitionColumn(field.getName()) && fileSchema.containsField(field.getName())) {
           present.add(fileSchema.getType(field.getName()));
         }
@@ -270,9 +304,8 @@ public final class ParquetScan implements AutoCloseable {
         }
         long rows = ranges == null ? block.getRowCount() : ranges.rowCount();
         metrics.scanned(rows, bytes);
-        // late materialization: the predicate's columns first, the others only for the rows that pass
-        boolean late = rowFilter != null && requestedNames.containsAll(rowFilter.columns())
-            && !rowFilter.columns().containsAll(requestedNames);
+        // with a row predicate: its columns first, the others only for the rows that pass (late materialization)
+        boolean late = rowPredicate != null;
         // Quiver's own batch decoders (for page-index reads they skip to the selected rows themselves);
         // parquet-java's column readers for whatever the own decoders do not handle — if one meets such
         // a page, the row group is read again that way
@@ -297,20 +330,20 @@ public final class ParquetScan implements AutoCloseable {
 
     private void readRowGroup(ParquetFileReader reader, RowRanges ranges, Set<String> requestedNames, long rows,
         boolean late, boolean own, List<VectorSchemaRoot> out) {
-      ColumnReader[] columnReaders = new ColumnReader[fields.size()];
-      ChunkDecoder[] decoders = new ChunkDecoder[fields.size()];
+      ColumnReader[] columnReaders = new ColumnReader[readFields.size()];
+      ChunkDecoder[] decoders = new ChunkDecoder[readFields.size()];
       if (requested.getFieldCount() > 0 && rows > 0) {
         try {
           // a filtered read returns only the overlapping pages; parquet-java's column readers then skip
           // to the selected row indexes, so all columns stay row-aligned
           PageReadStore pages = ranges == null ? reader.readRowGroup(index) : reader.readFilteredRowGroup(index, ranges);
           ColumnReadStoreImpl store = null;
-          for (int c = 0; c < fields.size(); c++) {
-            String name = fields.get(c).getName();
+          for (int c = 0; c < readFields.size(); c++) {
+            String name = readFields.get(c).getName();
             if (!requestedNames.contains(name)) continue;
             ColumnDescriptor d = requested.getColumnDescription(new String[] {name});
-            if (own && ChunkDecoder.handles(d, fields.get(c).getType())) {
-              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, fields.get(c).getType(), ranges);
+            if (own && ChunkDecoder.handles(d, readFields.get(c).getType())) {
+              decoders[c] = new ChunkDecoder(pages.getPageReader(d), d, readFields.get(c).getType(), ranges);
             } else {
               if (own) metrics.decoderFallbacks(1);
               if (store == null) {
@@ -407,15 +440,7 @@ public final class ParquetScan implements AutoCloseable {
           vectors.add(v);
           v.setInitialCapacity(n);
           v.allocateNew();
-          if (table.isPartitionColumn(field.getName())) {
-            fillPartition(v, file.partitionValues().get(field.getName()), n);
-          } else if (decoders[c] != null) {
-            decoders[c].read(v, n);
-          } else if (columnReaders[c] == null) {
-            // column absent from this file: all NULL (vectors start out null)
-          } else {
-            decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
-          }
+          readAll(columnReaders[c], decoders[c], field, v, n);
           v.setValueCount(n);
         }
       } catch (ChunkDecoder.Unsupported e) {
@@ -432,37 +457,43 @@ public final class ParquetScan implements AutoCloseable {
     }
 
     /**
-   * Decodes the filter's columns for {@code n} rows, evaluates the filter, then decodes the other
-   * columns only for the rows kept (skipping the rest in the column readers). Null when no row is kept.
-   */
+     * Decodes the row predicate's columns for {@code n} rows (partition columns filled, columns absent from
+     * the file all NULL), asks it which rows to keep, then decodes the other columns only for the rows kept
+     * (skipping the rest in the decoders). Returns the output columns; null when no row is kept.
+     */
     private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, ChunkDecoder[] decoders, int n) {
-      List<FieldVector> vectors = new ArrayList<>(java.util.Collections.nCopies(fields.size(), (FieldVector) null));
+      FieldVector[] vectors = new FieldVector[readFields.size()];
       try {
-        java.util.Map<String, FieldVector> byName = new java.util.HashMap<>();
-        for (int c = 0; c < fields.size(); c++) {
-          Field field = fields.get(c);
-          if ((columnReaders[c] == null && decoders[c] == null) || !rowFilter.columns().contains(field.getName())) continue;
+        List<Field> predicateFields = new ArrayList<>(predicateIndex.length);
+        List<FieldVector> predicateVectors = new ArrayList<>(predicateIndex.length);
+        for (int c : predicateIndex) {
+          Field field = readFields.get(c);
           FieldVector v = allocate(field, n);
-          vectors.set(c, v);
-          if (decoders[c] != null) decoders[c].read(v, n);
-          else decode(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n);
+          vectors[c] = v;
+          readAll(columnReaders[c], decoders[c], field, v, n);
           v.setValueCount(n);
-          byName.put(field.getName(), v);
+          predicateFields.add(field);
+          predicateVectors.add(v);
         }
         boolean[] keep = new boolean[n];
         int count;
         try {
-          count = rowFilter.select(byName, n, keep);
-        } catch (RowFilter.Unsupported e) {
-          java.util.Arrays.fill(keep, true);
-          count = n;
+          count = rowPredicate.select(new VectorSchemaRoot(predicateFields, predicateVectors, n), allocator, keep);
+        } catch (RuntimeException e) {
+          throw new PredicateFailed(e);
         }
         metrics.filteredLate(n - count);
-        for (int c = 0; c < fields.size(); c++) {
-          Field field = fields.get(c);
-          FieldVector v = vectors.get(c);
+        for (int c = 0; c < readFields.size(); c++) {
+          Field field = readFields.get(c);
+          FieldVector v = vectors[c];
           if (v != null) {
-            if (count < n) vectors.set(c, compact(v, keep, count));
+            if (c >= fields.size()) { // read for the predicate only
+              vectors[c] = null;
+              v.close();
+            } else if (count < n) {
+              vectors[c] = null;
+              vectors[c] = compact(v, keep, count);
+            }
             continue;
           }
           if (count == 0) {
@@ -476,7 +507,7 @@ public final class ParquetScan implements AutoCloseable {
             continue;
           }
           v = allocate(field, count);
-          vectors.set(c, v);
+          vectors[c] = v;
           if (table.isPartitionColumn(field.getName())) {
             fillPartition(v, file.partitionValues().get(field.getName()), count);
           } else if (decoders[c] != null) {
@@ -487,20 +518,37 @@ public final class ParquetScan implements AutoCloseable {
           v.setValueCount(count);
         }
         if (count == 0) {
-          for (FieldVector v : vectors) if (v != null) v.close();
+          closeAll(vectors);
           return null;
         }
-        return new VectorSchemaRoot(fields, vectors, count);
+        List<FieldVector> out = new ArrayList<>(fields.size());
+        for (int c = 0; c < fields.size(); c++) out.add(vectors[c]);
+        return new VectorSchemaRoot(fields, out, count);
       } catch (ChunkDecoder.Unsupported e) {
-        for (FieldVector v : vectors) if (v != null) v.close();
+        closeAll(vectors);
         throw e;
+      } catch (PredicateFailed e) {
+        closeAll(vectors);
+        RuntimeException cause = (RuntimeException) e.getCause();
+        throw cause instanceof OutOfMemoryException ? corrupt(file, "cannot filter", cause) : cause;
       } catch (RuntimeException e) {
-        for (FieldVector v : vectors) if (v != null) v.close();
+        closeAll(vectors);
         throw corrupt(file, "cannot decode", e);
       } catch (Error e) {
-        for (FieldVector v : vectors) if (v != null) v.close();
+        closeAll(vectors);
         throw e;
       }
+    }
+
+    /** Reads all {@code n} rows of one column into {@code v}: a partition value, a decoder, or all NULL. */
+    private void readAll(ColumnReader reader, ChunkDecoder decoder, Field field, FieldVector v, int n) {
+      if (table.isPartitionColumn(field.getName())) {
+        fillPartition(v, file.partitionValues().get(field.getName()), n);
+      } else if (decoder != null) {
+        decoder.read(v, n);
+      } else if (reader != null) {
+        decode(reader, requested.getColumnDescription(new String[] {field.getName()}), v, n);
+      } // else: absent from this file, all NULL (vectors start out null)
     }
 
     private FieldVector allocate(Field field, int n) {
@@ -543,6 +591,17 @@ public final class ParquetScan implements AutoCloseable {
         out.setValueCount(count);
         return out;
       }
+    }
+  }
+
+  private static void closeAll(FieldVector[] vectors) {
+    for (FieldVector v : vectors) if (v != null) v.close();
+  }
+
+  /** The row predicate failed (not the file): rethrown as it is, not as a corrupt file. */
+  private static final class PredicateFailed extends RuntimeException {
+    PredicateFailed(RuntimeException cause) {
+      super(cause);
     }
   }
 

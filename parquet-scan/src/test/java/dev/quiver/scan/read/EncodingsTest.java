@@ -2,6 +2,7 @@ package dev.quiver.scan.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quiver.scan.predicate.RowPredicate;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ScanMetrics;
 import dev.quiver.scan.table.Catalog;
@@ -376,10 +377,15 @@ class EncodingsTest {
   }
 
   List<String[]> scan(Path file, ScanPredicate p, ScanMetrics metrics) {
+    return scan(file, p, null, metrics);
+  }
+
+  List<String[]> scan(Path file, ScanPredicate p, RowPredicate rows, ScanMetrics metrics) {
     Catalog catalog = Catalog.open(file.getParent().toString());
     List<String> cols = columns();
     List<String[]> out = new ArrayList<>();
-    try (ParquetScan scan = new ParquetScan(catalog, catalog.table("part"), cols, p, allocator, metrics, 1_000, false)) {
+    try (ParquetScan scan = new ParquetScan(catalog, catalog.table("part"), cols, p, rows, allocator, metrics, 1_000, false,
+        ScanOptions.shared())) {
       VectorSchemaRoot next;
       while ((next = scan.next()) != null) {
         try (VectorSchemaRoot batch = next) {
@@ -448,7 +454,8 @@ class EncodingsTest {
     List<Row> want = rows.stream().filter(brute::apply).toList();
     assertThat(want).hasSizeBetween(200, 600);
     ScanMetrics metrics = new ScanMetrics();
-    assertRows(scan(file, p, metrics), want);
+    assertRows(scan(file, p, new LongRowPredicate("u16", x -> x < 2_000), metrics), want);
+    assertThat(metrics.rowsFilteredLate()).isEqualTo(rows.size() - want.size());
     assertThat(metrics.decoderFallbacks()).isZero();
   }
 }

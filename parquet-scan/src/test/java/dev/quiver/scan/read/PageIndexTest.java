@@ -2,6 +2,7 @@ package dev.quiver.scan.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quiver.scan.predicate.RowPredicate;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.predicate.ScanPredicate.Compare;
 import dev.quiver.scan.predicate.ScanPredicate.Op;
@@ -65,15 +66,16 @@ class PageIndexTest {
     allocator.close();
   }
 
-  private List<String> scan(ScanPredicate p, ScanMetrics m, boolean pageIndex) {
-    return scan(catalog, "p", List.of("id", "label", "maybe"), p, m, pageIndex, 64);
+  private List<String> scan(ScanPredicate p, RowPredicate rows, ScanMetrics m, boolean pageIndex) {
+    return scan(catalog, "p", List.of("id", "label", "maybe"), p, rows, m, pageIndex, 64);
   }
 
   /** The three columns of every row read, as {@code a|b|c}. */
-  private List<String> scan(Catalog c, String table, List<String> columns, ScanPredicate p, ScanMetrics m,
-      boolean pageIndex, int batchRows) {
+  private List<String> scan(Catalog c, String table, List<String> columns, ScanPredicate p, RowPredicate rows,
+      ScanMetrics m, boolean pageIndex, int batchRows) {
     List<String> out = new ArrayList<>();
-    try (ParquetScan scan = new ParquetScan(c, c.table(table), columns, p, allocator, m, batchRows, pageIndex)) {
+    try (ParquetScan scan = new ParquetScan(c, c.table(table), columns, p, rows, allocator, m, batchRows, pageIndex,
+        ScanOptions.shared())) {
       VectorSchemaRoot next;
       while ((next = scan.next()) != null) {
         try (VectorSchemaRoot b = next) {
@@ -94,8 +96,9 @@ class PageIndexTest {
   void pagesOutsideTheRangeAreNotRead() {
     ArrowType bigint = new ArrowType.Int(64, true);
     ScanPredicate p = new ScanPredicate.And(List.of(new Compare("id", Op.GE, 8_550L, bigint), new Compare("id", Op.LT, 8_700L, bigint)));
+    RowPredicate exact = new LongRowPredicate("id", id -> id >= 8_550 && id < 8_700);
     ScanMetrics with = new ScanMetrics();
-    List<String> rows = scan(p, with, true);
+    List<String> rows = scan(p, exact, with, true);
     // only the pages 8500..8599 and 8600..8699 are read (aligned in every column); late materialization
     // then keeps the rows that match, decoding label and maybe only for them
     List<String> expected = new ArrayList<>();
@@ -107,7 +110,7 @@ class PageIndexTest {
     assertThat(with.asMap().get("pages_pruned")).isEqualTo(8L * 3); // 8 of 10 pages, in each of 3 columns
 
     ScanMetrics without = new ScanMetrics();
-    List<String> all = scan(p, without, false);
+    List<String> all = scan(p, exact, without, false);
     assertThat(without.rowsScanned()).isEqualTo(1_000);
     assertThat(without.asMap().get("pages_pruned")).isZero();
     assertThat(all).isEqualTo(rows);
@@ -120,7 +123,7 @@ class PageIndexTest {
     ArrowType bigint = new ArrowType.Int(64, true);
     ScanMetrics m = new ScanMetrics();
     List<String> rows = scan(new ScanPredicate.Or(List.of(new Compare("id", Op.EQ, 1_234L, bigint),
-        new Compare("id", Op.EQ, 1_987L, bigint))), m, true);
+        new Compare("id", Op.EQ, 1_987L, bigint))), new LongRowPredicate("id", id -> id == 1_234 || id == 1_987), m, true);
     assertThat(rows).isEqualTo(List.of(row(1_234), row(1_987)));
     assertThat(m.rowsScanned()).isEqualTo(200);
     assertThat(m.rowsFilteredLate()).isEqualTo(198);
@@ -163,9 +166,10 @@ class PageIndexTest {
       long hi = lo + r.nextInt(q % 2 == 0 ? 50 : 3_000);
       ScanPredicate p = new ScanPredicate.And(List.of(new Compare("id", Op.GE, lo, bigint), new Compare("id", Op.LE, hi, bigint)));
       ScanMetrics m = new ScanMetrics();
-      List<String> with = scan(c, "m", List.of("id", "label", "tag"), p, m, true, 333);
+      RowPredicate exact = new LongRowPredicate("id", id -> id >= lo && id <= hi);
+      List<String> with = scan(c, "m", List.of("id", "label", "tag"), p, exact, m, true, 333);
       ScanMetrics m2 = new ScanMetrics();
-      List<String> without = scan(c, "m", List.of("id", "label", "tag"), p, m2, false, 333);
+      List<String> without = scan(c, "m", List.of("id", "label", "tag"), p, exact, m2, false, 333);
       List<String> expected = all.stream().filter(x -> Long.parseLong(x[0]) >= lo && Long.parseLong(x[0]) <= hi)
           .map(x -> String.join("|", x)).toList();
       assertThat(with).as("[" + lo + ", " + hi + "]").isEqualTo(expected);

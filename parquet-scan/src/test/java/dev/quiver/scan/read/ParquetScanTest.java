@@ -2,6 +2,7 @@ package dev.quiver.scan.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quiver.scan.predicate.RowPredicate;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.predicate.ScanPredicate.Compare;
 import dev.quiver.scan.predicate.ScanPredicate.Op;
@@ -80,13 +81,19 @@ class ParquetScanTest {
   }
 
   private List<Object[]> scan(List<String> columns, ScanPredicate p, ScanMetrics m) {
-    ParquetTable t = catalog.table("t");
+    return scan(catalog, "t", columns, p, null, m);
+  }
+
+  private List<Object[]> scan(Catalog catalog, String table, List<String> columns, ScanPredicate p, RowPredicate rows,
+      ScanMetrics m) {
+    ParquetTable t = catalog.table(table);
     List<Object[]> out = new ArrayList<>();
-    try (ParquetScan scan = new ParquetScan(catalog, t, columns, p, allocator, m, 256)) {
+    try (ParquetScan scan = new ParquetScan(catalog, t, columns, p, rows, allocator, m, 256, true, ScanOptions.shared())) {
       VectorSchemaRoot next;
       while ((next = scan.next()) != null) {
         try (VectorSchemaRoot b = next) {
           assertThat(b.getRowCount()).isLessThanOrEqualTo(256);
+          assertThat(b.getSchema().getFields()).hasSize(columns.size());
           for (int i = 0; i < b.getRowCount(); i++) {
             Object[] row = new Object[columns.size()];
             for (int c = 0; c < columns.size(); c++) {
@@ -154,5 +161,73 @@ class ParquetScanTest {
     ScanMetrics m2 = new ScanMetrics();
     scan(List.of("id"), new ScanPredicate.IsNull("id", false), m2);
     assertThat(m2.rowGroupsPruned(PruningLevel.STATISTICS)).isEqualTo(10);
+  }
+
+  /**
+   * The row predicate is applied to every row, also when its column is not output: with no output
+   * columns the batches carry only the row counts of the rows kept (e.g. {@code count(*) WHERE id < 1500}).
+   */
+  @Test
+  void theRowPredicateFiltersEvenWhenItsColumnIsNotOutput() {
+    ScanPredicate prune = new Compare("id", Op.LT, 1_500L, new ArrowType.Int(64, true));
+    ScanMetrics m = new ScanMetrics();
+    List<Object[]> none = scan(catalog, "t", List.of(), prune, new LongRowPredicate("id", id -> id < 1_500), m);
+    assertThat(none).hasSize(1_500);
+    assertThat(m.rowGroupsPruned()).isEqualTo(8);
+    assertThat(m.rowsFilteredLate()).isEqualTo(500);
+
+    ScanMetrics m2 = new ScanMetrics();
+    List<Object[]> tags = scan(catalog, "t", List.of("tag"), new ScanPredicate.Const(true),
+        new LongRowPredicate("id", id -> id % 1_000 == 7), m2);
+    assertThat(tags).extracting(r -> r[0]).containsExactly(
+        java.util.stream.LongStream.range(0, 10).mapToObj(g -> tag(g * 1_000 + 7)).toArray());
+    assertThat(m2.rowGroupsPruned()).isZero(); // pruning has nothing to go on: the row predicate still filters
+    assertThat(m2.rowsFilteredLate()).isEqualTo(ROWS - 10);
+
+    // the predicate's column also output: the same rows, the column compacted
+    List<Object[]> ids = scan(catalog, "t", List.of("id", "note"), new ScanPredicate.Const(true),
+        new LongRowPredicate("id", id -> id >= 9_990), new ScanMetrics());
+    assertThat(ids).extracting(r -> r[0]).containsExactly(
+        java.util.stream.LongStream.range(9_990, 10_000).mapToObj(Long::toString).toArray());
+  }
+
+  /** Partition columns and columns absent from a file (all NULL there) reach the row predicate. */
+  @Test
+  void partitionAndAbsentColumnsReachTheRowPredicate(@TempDir Path other) throws Exception {
+    MessageType withExtra = Types.buildMessage().required(PrimitiveTypeName.INT64).named("id")
+        .optional(PrimitiveTypeName.INT64).named("extra").named("p");
+    MessageType without = Types.buildMessage().required(PrimitiveTypeName.INT64).named("id").named("p");
+    java.nio.file.Files.createDirectories(other.resolve("p/k=1"));
+    java.nio.file.Files.createDirectories(other.resolve("p/k=2"));
+    try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(other.resolve("p/k=1/a.parquet")))
+        .withType(withExtra).build()) {
+      for (long id = 0; id < 100; id++) {
+        Group g = new SimpleGroupFactory(withExtra).newGroup().append("id", id);
+        if (id % 2 == 0) g.append("extra", id);
+        w.write(g);
+      }
+    }
+    try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(other.resolve("p/k=2/b.parquet")))
+        .withType(without).build()) {
+      for (long id = 100; id < 150; id++) w.write(new SimpleGroupFactory(without).newGroup().append("id", id));
+    }
+    Catalog c = Catalog.open(other.toString());
+    assertThat(c.table("p").field("extra")).isNotNull();
+    List<Object[]> k2 = scan(c, "p", List.of("id"), new ScanPredicate.Const(true), new LongRowPredicate("k", k -> k == 2),
+        new ScanMetrics());
+    assertThat(k2).extracting(r -> r[0]).containsExactly(
+        java.util.stream.LongStream.range(100, 150).mapToObj(Long::toString).toArray());
+    RowPredicate extraIsNull = new RowPredicate() {
+      @Override public List<String> columns() { return List.of("extra"); }
+      @Override public int select(VectorSchemaRoot b, BufferAllocator a, boolean[] keep) {
+        int n = 0;
+        for (int i = 0; i < b.getRowCount(); i++) if (keep[i] = b.getVector(0).isNull(i)) n++;
+        return n;
+      }
+    };
+    // 50 odd ids of the first file, every row of the second (which has no column extra)
+    assertThat(scan(c, "p", List.of(), new ScanPredicate.Const(true), extraIsNull, new ScanMetrics())).hasSize(100);
+    assertThat(scan(c, "p", List.of("k"), new ScanPredicate.Const(true), extraIsNull, new ScanMetrics()))
+        .filteredOn(r -> r[0].equals("2")).hasSize(50);
   }
 }

@@ -46,7 +46,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(catalog, p, allocator, batchRows, cancellation, pruning, scanOptions);
+    return new ScanExec(catalog, p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions);
   }
 
   @Override

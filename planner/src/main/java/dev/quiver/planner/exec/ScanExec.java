@@ -12,7 +12,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** Reads a table through {@link ParquetScan} with the pushed predicate. */
+/**
+ * Reads a table through {@link ParquetScan}: pruning with the pushed predicate (unless pruning is off), and
+ * applying the scan's exact conjuncts (a {@link ScanFilter}) to every row it reads, pruning or not.
+ */
 public final class ScanExec extends Operator {
   private final LogicalPlan.TableScan plan;
   private final ScanMetrics metrics = new ScanMetrics();
@@ -20,13 +23,13 @@ public final class ScanExec extends Operator {
 
   private final dev.quiver.planner.Cancellation cancellation;
 
-  ScanExec(Catalog catalog, LogicalPlan.TableScan plan, BufferAllocator allocator, int batchRows,
+  ScanExec(Catalog catalog, LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
       dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options) {
     this.plan = plan;
     this.cancellation = cancellation;
     ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
-    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, allocator, metrics, batchRows, pruning,
-        options);
+    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, filter, allocator, metrics, batchRows,
+        pruning, options);
   }
 
   @Override public Schema schema() { return plan.schema(); }
@@ -37,7 +40,8 @@ public final class ScanExec extends Operator {
     return "ParquetScanExec: table=" + plan.table().name() + " files=" + plan.table().files().size()
         + " columns=[" + String.join(", ", plan.columns()) + "]"
         + " predicate=" + (plan.predicate() == null ? "none" : plan.predicate())
-        + " residual=" + (plan.residual() == null ? "none" : plan.residual());
+        + " residual=" + (plan.residual() == null ? "none" : plan.residual())
+        + (plan.exact().isEmpty() ? "" : " exact=" + plan.exact());
   }
 
   @Override

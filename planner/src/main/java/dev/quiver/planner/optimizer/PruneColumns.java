@@ -32,6 +32,8 @@ public final class PruneColumns implements Rule {
   /** {@code required} is null when every column of {@code plan}'s output is needed. */
   private LogicalPlan prune(LogicalPlan plan, Set<String> required) {
     if (plan instanceof LogicalPlan.TableScan scan) {
+      // the scan's exact conjuncts are over table columns the scan reads for itself (output or not),
+      // so only the output is narrowed; they keep every column they read
       if (required == null) return scan;
       LogicalPlan.TableScan kept = scan.keep(required);
       return kept.names().equals(scan.names()) ? scan : kept;

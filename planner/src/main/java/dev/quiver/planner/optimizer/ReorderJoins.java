@@ -256,8 +256,14 @@ public final class ReorderJoins implements Rule {
 
   /** Estimated output rows. */
   static double estimate(LogicalPlan p) {
-    if (p instanceof LogicalPlan.TableScan s) return Math.max(1, s.table().rowCount());
-    if (p instanceof LogicalPlan.Filter f) return estimate(f.input()) * FILTER_SELECTIVITY;
+    // a scan's exact conjuncts filter like the Filter they came from, counted once for both
+    if (p instanceof LogicalPlan.TableScan s) {
+      return Math.max(1, s.table().rowCount()) * (s.exact().isEmpty() ? 1 : FILTER_SELECTIVITY);
+    }
+    if (p instanceof LogicalPlan.Filter f) {
+      boolean filteredScan = f.input() instanceof LogicalPlan.TableScan s && !s.exact().isEmpty();
+      return filteredScan ? estimate(f.input()) : estimate(f.input()) * FILTER_SELECTIVITY;
+    }
     if (p instanceof LogicalPlan.Aggregate a) return a.groups().isEmpty() ? 1 : estimate(a.input()) * 0.5;
     if (p instanceof LogicalPlan.Limit l) return Math.min(l.limit(), estimate(l.input()));
     if (p instanceof LogicalPlan.Sort s && s.fetch() >= 0) return Math.min(s.fetch(), estimate(s.input()));

@@ -26,16 +26,22 @@ public sealed interface LogicalPlan {
 
   /**
    * Reads {@code columns} of a table, output under {@code names} (unique in the whole statement, so
-   * that the same table can appear twice). {@code predicate} is what was pushed into the scan for
-   * pruning (might-match only: the filter above still runs); {@code residual} is the part of the filter
-   * above that could not be pushed, shown for EXPLAIN.
+   * that the same table can appear twice). {@code exact} are the conjuncts the scan evaluates itself on
+   * every row it reads (over the table's own column names, which need not be among {@code columns}): only
+   * rows for which all are TRUE leave the scan, and no filter above repeats them. {@code predicate} is what
+   * was pushed into the scan for pruning (might-match only: row groups and pages where no row can match
+   * are skipped); {@code residual} is the part of the filter above that stays there, shown for EXPLAIN.
    */
-  record TableScan(ParquetTable table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual)
-      implements LogicalPlan {
+  record TableScan(ParquetTable table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual,
+      List<Expr> exact) implements LogicalPlan {
     public TableScan {
       columns = List.copyOf(columns);
       names = List.copyOf(names);
+      exact = List.copyOf(exact);
       if (names.size() != columns.size()) throw new IllegalArgumentException("names " + names + " for " + columns);
+    }
+    public TableScan(ParquetTable table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual) {
+      this(table, columns, names, predicate, residual, List.of());
     }
     public TableScan(ParquetTable table, List<String> columns, ScanPredicate predicate, Expr residual) {
       this(table, columns, columns, predicate, residual);
@@ -63,7 +69,7 @@ public sealed interface LogicalPlan {
           n.add(names.get(i));
         }
       }
-      return new TableScan(table, c, n, predicate, residual);
+      return new TableScan(table, c, n, predicate, residual, exact);
     }
     public List<LogicalPlan> children() { return List.of(); }
     public LogicalPlan withChildren(List<LogicalPlan> c) { return this; }
@@ -75,7 +81,8 @@ public sealed interface LogicalPlan {
       }
       return "TableScan: " + table.name() + " projection=[" + String.join(", ", cols) + "]"
           + (predicate == null ? "" : " predicate=" + predicate)
-          + (residual == null ? "" : " residual=" + residual);
+          + (residual == null ? "" : " residual=" + residual)
+          + (exact.isEmpty() ? "" : " exact=" + exact);
     }
   }
 

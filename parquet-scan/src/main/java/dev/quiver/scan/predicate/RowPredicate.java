@@ -1,0 +1,30 @@
+package dev.quiver.scan.predicate;
+
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * A filter the scan applies to every row it reads, defined by whoever asks for the scan (the planner
+ * implements it with its own compiled expressions): the scan guarantees that no row for which it is not
+ * TRUE leaves the scan. SQL-free: the scan only knows which table columns it reads and how to ask which
+ * rows of a batch to keep.
+ *
+ * <p>Unlike a {@link ScanPredicate}, which only lets the scan skip row groups and pages where no row can
+ * match, this one is exact. The scan reads its columns whether or not they are output, including
+ * partition columns and columns absent from a file (all NULL there).
+ *
+ * <p>Implementations must be safe to call from several threads at once: the scan reads row groups in
+ * parallel and calls {@link #select} from each.
+ */
+public interface RowPredicate {
+  /** The table columns the predicate reads, distinct, in the order of the batch {@link #select} gets. */
+  List<String> columns();
+
+  /**
+   * Marks in {@code keep[0..n)} the rows of {@code batch} (its vectors are {@link #columns()}, in that order,
+   * {@code n} its row count) for which the predicate is TRUE; FALSE and NULL drop the row. Returns how many
+   * are kept. {@code allocator} is for intermediate results, which must be released before returning.
+   */
+  int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep);
+}

@@ -1,0 +1,65 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.kernel.BatchValues;
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.EvalContext;
+import dev.quiver.planner.kernel.ExprCompiler;
+import dev.quiver.planner.kernel.PhysicalExpr;
+import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.scan.predicate.RowPredicate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The exact conjuncts of a scan as the scan's {@link RowPredicate}: compiled by {@link ExprCompiler} against
+ * the table's fields, evaluated by the same kernels as {@link FilterExec}, so a row is kept exactly when the
+ * filter above would have kept it (TRUE keeps; FALSE and NULL drop).
+ *
+ * <p>Safe to call from the scan's threads at once: a compiled expression holds only immutable state (its
+ * literals, the column positions, {@link EvalContext}; an IN list's hash set is built once under a lock),
+ * and every call allocates its own intermediate vectors from the (thread-safe) allocator given.
+ */
+final class ScanFilter implements RowPredicate {
+  private final List<String> columns;
+  private final PhysicalExpr condition;
+
+  private ScanFilter(List<String> columns, PhysicalExpr condition) {
+    this.columns = List.copyOf(columns);
+    this.condition = condition;
+  }
+
+  /** The filter of {@code scan}'s exact conjuncts, or null when it has none. */
+  static ScanFilter of(LogicalPlan.TableScan scan, EvalContext ctx) {
+    if (scan.exact().isEmpty()) return null;
+    Expr condition = Exprs.and(scan.exact());
+    List<String> columns = new ArrayList<>(Exprs.columns(condition));
+    List<Field> fields = new ArrayList<>();
+    for (String c : columns) fields.add(scan.table().field(c));
+    return new ScanFilter(columns, ExprCompiler.compile(condition, new Schema(fields), ctx));
+  }
+
+  @Override
+  public List<String> columns() {
+    return columns;
+  }
+
+  @Override
+  public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
+    int n = batch.getRowCount();
+    int[] selected = new int[n];
+    int count;
+    try (ColumnValues mask = condition.eval(batch, allocator)) {
+      count = BatchValues.selectTrue(mask, n, selected);
+    }
+    Arrays.fill(keep, 0, n, false);
+    for (int k = 0; k < count; k++) keep[selected[k]] = true;
+    return count;
+  }
+}
