@@ -22,6 +22,7 @@ class OptimizerTest {
   void aRuleThatChangesTheSchemaIsAnInternalError() {
     Rule rename = new Rule() {
       public String name() { return "Rename"; }
+      public Pattern pattern() { return Pattern.node(LogicalPlan.Project.class); }
       public LogicalPlan apply(LogicalPlan plan, OptimizerContext c) {
         LogicalPlan.Project p = (LogicalPlan.Project) plan;
         return new LogicalPlan.Project(p.input(), List.of(new LogicalPlan.NamedExpr(p.exprs().get(0).expr(), "y")));
@@ -40,6 +41,7 @@ class OptimizerTest {
     AtomicInteger calls = new AtomicInteger();
     Rule flipFlop = new Rule() {
       public String name() { return "FlipFlop"; }
+      public Pattern pattern() { return Pattern.node(LogicalPlan.Project.class); }
       public LogicalPlan apply(LogicalPlan plan, OptimizerContext c) {
         calls.incrementAndGet();
         LogicalPlan.Project p = (LogicalPlan.Project) plan;
