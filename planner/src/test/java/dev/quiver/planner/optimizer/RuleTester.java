@@ -7,6 +7,9 @@ import dev.quiver.planner.TestTables;
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.plan.LogicalPlan;
+import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.sql.SqlParser;
+import dev.quiver.scan.table.Catalog;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,16 +25,16 @@ import org.apache.arrow.memory.RootAllocator;
  * pieces ({@link #scan}, {@link #predicate}) with the plan's own constructors.
  */
 final class RuleTester implements AutoCloseable {
-  private final QueryEngine engine;
+  private final Catalog catalog;
   private final BufferAllocator allocator = new RootAllocator();
 
   RuleTester(Path dir) throws IOException {
-    engine = new QueryEngine(TestTables.create(dir));
+    catalog = TestTables.create(dir);
   }
 
-  /** The plan of {@code sql} as analyzed, before any rule. */
+  /** The plan of {@code sql} as analyzed, before any rule (no optimizer runs: a broken rule fails only its tests). */
   LogicalPlan analyzed(String sql) {
-    return engine.prepare(sql, allocator).analyzed();
+    return new Analyzer(catalog, sql).analyze(SqlParser.parse(sql));
   }
 
   /** A scan of every column of {@code table}, as the analyzer builds it. */
