@@ -171,4 +171,19 @@ class OptimizerTest {
       assertThat(seen).hasSize(1); // the second rule never ran
     }
   }
+
+  @Test
+  void everyPlanRuleIsRegisteredAndHasItsOwnTest() {
+    java.util.Set<String> registered = new java.util.TreeSet<>();
+    for (Rule r : Optimizer.standard().rules()) registered.add(r.getClass().getSimpleName());
+    assertThat(RuleClasses.implementing(Optimizer.class, Rule.class)).as("rule classes that Optimizer.standard() never runs")
+        .isEqualTo(registered);
+    for (String rule : registered) {
+      assertThat(getClass().getClassLoader().getResource("dev/quiver/planner/optimizer/" + rule + "Test.class"))
+          .as("a test class " + rule + "Test").isNotNull();
+    }
+    java.util.Set<String> withoutSimplifier = new java.util.TreeSet<>();
+    for (Rule r : Optimizer.standard(false).rules()) withoutSimplifier.add(r.getClass().getSimpleName());
+    assertThat(registered).containsAll(withoutSimplifier);
+  }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.optimizer.OptimizerContext;
+import dev.quiver.planner.optimizer.RuleClasses;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
@@ -119,5 +120,17 @@ class ExprRulesTest {
     Expr output = c.alone().simplify(input, context, fired);
     assertThat(fired).as(c.unchanged() + " -> " + output).isEmpty();
     assertThat(output).isEqualTo(input);
+  }
+
+  @org.junit.jupiter.api.Test
+  void everyExpressionRuleIsRegisteredAndHasACase() {
+    Set<String> registered = new TreeSet<>();
+    for (Class<?> c : ExprSimplifier.standard().ruleClasses()) registered.add(c.getSimpleName());
+    Set<String> classes = RuleClasses.implementing(ExprSimplifier.class, ExprRule.class);
+    classes.addAll(RuleClasses.implementing(ExprSimplifier.class, ChainRule.class));
+    assertThat(classes).as("rule classes that ExprSimplifier.standard() never runs").isEqualTo(registered);
+    Set<String> tested = new TreeSet<>();
+    cases().forEach(c -> tested.add(c.rule().getClass().getSimpleName()));
+    assertThat(tested).isEqualTo(registered);
   }
 }
