@@ -39,6 +39,11 @@ public final class Optimizer {
     this.maxPasses = maxPasses;
   }
 
+  /** The rules, in order. */
+  List<Rule> rules() {
+    return rules;
+  }
+
   /** The same rules, run for at most {@code maxPasses} passes. */
   public Optimizer withMaxPasses(int maxPasses) {
     return new Optimizer(rules, maxPasses);
