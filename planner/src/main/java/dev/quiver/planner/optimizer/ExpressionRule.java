@@ -7,21 +7,24 @@ import dev.quiver.planner.plan.LogicalPlan.NamedExpr;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A rule that rewrites every expression of the plan, bottom-up over the plan's nodes. */
+/**
+ * A rule that rewrites every expression of the plan: it matches the nodes that hold expressions
+ * (filters, projections, aggregations, joins, sorts), bottom-up, and rewrites their expressions.
+ */
 public abstract class ExpressionRule implements Rule {
+  private static final Pattern NODES_WITH_EXPRESSIONS = Pattern.anyOf(LogicalPlan.Filter.class,
+      LogicalPlan.Project.class, LogicalPlan.Aggregate.class, LogicalPlan.Join.class, LogicalPlan.Sort.class);
+
   /** Rewrites one expression tree (return the same instance when nothing applies). */
   abstract Expr rewrite(Expr e, OptimizerContext context);
 
   @Override
+  public Pattern pattern() {
+    return NODES_WITH_EXPRESSIONS;
+  }
+
+  @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
-    List<LogicalPlan> children = new ArrayList<>();
-    boolean changed = false;
-    for (LogicalPlan c : plan.children()) {
-      LogicalPlan n = apply(c, context);
-      changed |= n != c;
-      children.add(n);
-    }
-    if (changed) plan = plan.withChildren(children);
     if (plan instanceof LogicalPlan.Filter f) {
       Expr c = rewrite(f.condition(), context);
       return c.equals(f.condition()) ? plan : new LogicalPlan.Filter(f.input(), c);

@@ -8,10 +8,14 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Runs the rules in order, pass after pass, until a pass changes nothing or its maximum of passes
- * ({@link #MAX_PASSES} unless {@link #withMaxPasses set}: {@code SqlLimits.maxOptimizerPasses}) is hit.
- * After every rule the plan's output schema (names and types) must be unchanged: a rule that changes
- * it is a bug, reported as an internal error that fails the query.
+ * The driver of the plan rules: runs the rules in order, pass after pass, until a pass changes nothing
+ * or its maximum of passes ({@link #MAX_PASSES} unless {@link #withMaxPasses set}:
+ * {@code SqlLimits.maxOptimizerPasses}) is hit. In a pass each rule walks the plan once, applied at the
+ * nodes its {@link Pattern} matches, in its {@link Rule.Order}; rules return the same instance when
+ * they do not apply, so a change is seen by identity, not by comparing plans. Each rule that changed
+ * the plan is one {@link Step} (its name and the plan after it) for EXPLAIN VERBOSE.
+ * <p>Every node a rule rewrites, and so the plan, must keep its output schema (names and types): a rule
+ * that changes it is a bug, reported as an internal error that fails the query.
  */
 public final class Optimizer {
   /** The default maximum of passes ({@code SqlLimits.DEFAULT_MAX_OPTIMIZER_PASSES}). */
@@ -33,6 +37,11 @@ public final class Optimizer {
     if (maxPasses < 1) throw new IllegalArgumentException("the optimizer needs at least 1 pass, not " + maxPasses);
     this.rules = List.copyOf(rules);
     this.maxPasses = maxPasses;
+  }
+
+  /** The rules, in order. */
+  List<Rule> rules() {
+    return rules;
   }
 
   /** The same rules, run for at most {@code maxPasses} passes. */
@@ -57,14 +66,19 @@ public final class Optimizer {
         new PushDownFilters(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
   }
 
+  /**
+   * Runs the rules pass after pass: in each pass every rule in turn over the whole plan ({@link #applyRule}),
+   * one step recorded for each rule that changed something, until a pass changes nothing or the maximum of
+   * passes is hit. The query's cancellation is checked before each rule.
+   */
   public Result optimize(LogicalPlan plan, OptimizerContext context) {
     List<Step> steps = new ArrayList<>();
     for (int pass = 0; pass < maxPasses; pass++) {
       boolean changed = false;
       for (Rule rule : rules) {
         context.cancellation().check();
-        LogicalPlan next = rule.apply(plan, context);
-        if (next.equals(plan)) continue;
+        LogicalPlan next = applyRule(rule, plan, context);
+        if (next == plan) continue;
         checkSchema(rule, plan.schema(), next.schema());
         steps.add(new Step(rule.lastStepName(), next));
         plan = next;
@@ -73,6 +87,52 @@ public final class Optimizer {
       if (!changed) break;
     }
     return new Result(plan, steps);
+  }
+
+  /**
+   * One walk of {@code rule} over {@code plan}: the rule is applied once at every node its pattern matches
+   * (only at the root for a root pattern), in the rule's order. A node is rebuilt only when an input
+   * changed, so the result is the very same instance when the rule applied nowhere. Each rewritten node
+   * must keep its output schema.
+   */
+  static LogicalPlan applyRule(Rule rule, LogicalPlan plan, OptimizerContext context) {
+    if (rule.pattern().rootOnly()) return applyAt(rule, plan, context);
+    return rule.order() == Rule.Order.TOP_DOWN ? topDown(rule, plan, context) : bottomUp(rule, plan, context);
+  }
+
+  private static LogicalPlan bottomUp(Rule rule, LogicalPlan plan, OptimizerContext context) {
+    List<LogicalPlan> children = plan.children();
+    List<LogicalPlan> next = null;
+    for (int i = 0; i < children.size(); i++) {
+      LogicalPlan c = bottomUp(rule, children.get(i), context);
+      if (c != children.get(i)) {
+        if (next == null) next = new ArrayList<>(children);
+        next.set(i, c);
+      }
+    }
+    if (next != null) plan = plan.withChildren(next);
+    return applyAt(rule, plan, context);
+  }
+
+  private static LogicalPlan topDown(Rule rule, LogicalPlan plan, OptimizerContext context) {
+    plan = applyAt(rule, plan, context);
+    List<LogicalPlan> children = plan.children();
+    List<LogicalPlan> next = null;
+    for (int i = 0; i < children.size(); i++) {
+      LogicalPlan c = topDown(rule, children.get(i), context);
+      if (c != children.get(i)) {
+        if (next == null) next = new ArrayList<>(children);
+        next.set(i, c);
+      }
+    }
+    return next == null ? plan : plan.withChildren(next);
+  }
+
+  private static LogicalPlan applyAt(Rule rule, LogicalPlan node, OptimizerContext context) {
+    if (!rule.pattern().matches(node)) return node;
+    LogicalPlan next = rule.apply(node, context);
+    if (next != node) checkSchema(rule, node.schema(), next.schema());
+    return next;
   }
 
   static void checkSchema(Rule rule, Schema before, Schema after) {

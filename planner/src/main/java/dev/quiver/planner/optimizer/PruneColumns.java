@@ -17,11 +17,19 @@ import org.apache.arrow.vector.types.pojo.Field;
  * {@code [a, b]}.
  * <p>Legal because no operator above reads the dropped columns (names are unique in a plan); the root's
  * output is never narrowed, nor the inputs of a union (matched by position).
+ * <p>A whole-plan rule ({@link Pattern#root()}): what a node may drop depends on what every operator
+ * above it reads, so the required columns are carried top-down from the root in one walk; a rule at
+ * one node could not know them.
  */
 public final class PruneColumns implements Rule {
   @Override
   public String name() {
     return "PruneColumns";
+  }
+
+  @Override
+  public Pattern pattern() {
+    return Pattern.root();
   }
 
   @Override
@@ -95,7 +103,10 @@ public final class PruneColumns implements Rule {
     return rebuild(plan, children);
   }
 
+  /** {@code plan} over {@code children}: the same instance when every child is (the driver sees no change). */
   private static LogicalPlan rebuild(LogicalPlan plan, List<LogicalPlan> children) {
-    return children.equals(plan.children()) ? plan : plan.withChildren(children);
+    List<LogicalPlan> old = plan.children();
+    for (int i = 0; i < children.size(); i++) if (children.get(i) != old.get(i)) return plan.withChildren(children);
+    return plan;
   }
 }

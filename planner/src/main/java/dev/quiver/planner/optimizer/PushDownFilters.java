@@ -26,6 +26,10 @@ import org.apache.arrow.vector.types.pojo.Field;
  * values it reads and, for outer joins, never below the side whose missing rows are NULL-padded.
  * Conjuncts with volatile calls are not moved. Predicates implied through equi-join keys are copied to
  * the other side (see {@link #implied}).
+ * <p>Matches filters and joins, top-down: at a filter its conjuncts travel down the chain of operators
+ * below as far as each may go (the operators they pass through are rebuilt, the subtrees they do not
+ * enter are left to the driver's walk); at a join its own condition's one-sided conjuncts go to its
+ * inputs. Returns the node itself when every conjunct is already as low as it can be.
  */
 public final class PushDownFilters implements Rule {
   @Override
@@ -33,13 +37,35 @@ public final class PushDownFilters implements Rule {
     return "PushDownFilters";
   }
 
+  private static final Pattern FILTERS_AND_JOINS = Pattern.anyOf(LogicalPlan.Filter.class, LogicalPlan.Join.class);
+
   @Override
-  public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
-    return push(plan, List.of());
+  public Pattern pattern() {
+    return FILTERS_AND_JOINS;
   }
 
-  /** {@code plan} with {@code conjuncts} (over its output) applied as low as possible. */
+  @Override
+  public Order order() {
+    return Order.TOP_DOWN;
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
+    if (plan instanceof LogicalPlan.Filter f) {
+      LogicalPlan pushed = push(f.input(), Exprs.conjuncts(f.condition()).stream().distinct().toList());
+      // nothing moved: the same conjuncts stayed right here over the same input
+      boolean same = pushed instanceof LogicalPlan.Filter g && g.input() == f.input() && g.condition().equals(f.condition());
+      return same ? plan : pushed;
+    }
+    return pushIntoJoin((LogicalPlan.Join) plan, List.of(), new ArrayList<>());
+  }
+
+  /**
+   * {@code plan} with {@code conjuncts} (over its output) applied as low as possible; {@code plan} itself
+   * when there are none (the driver visits it on its own).
+   */
   private LogicalPlan push(LogicalPlan plan, List<Expr> conjuncts) {
+    if (conjuncts.isEmpty()) return plan;
     if (plan instanceof LogicalPlan.Filter f) {
       List<Expr> all = new ArrayList<>(conjuncts);
       for (Expr c : Exprs.conjuncts(f.condition())) if (!all.contains(c)) all.add(c);
@@ -63,9 +89,11 @@ public final class PushDownFilters implements Rule {
           stay.add(c);
         }
       }
-      result = new LogicalPlan.Project(push(p.input(), down), p.exprs());
+      LogicalPlan input = push(p.input(), down);
+      result = input == p.input() ? p : new LogicalPlan.Project(input, p.exprs());
     } else if (plan instanceof LogicalPlan.Sort s && s.fetch() < 0) {
-      result = new LogicalPlan.Sort(push(s.input(), movable), s.keys(), s.fetch());
+      LogicalPlan input = push(s.input(), movable);
+      result = input == s.input() ? s : new LogicalPlan.Sort(input, s.keys(), s.fetch());
       movable = List.of();
     } else if (plan instanceof LogicalPlan.Aggregate a && !a.groups().isEmpty()) {
       Map<String, Expr> defs = new HashMap<>();
@@ -75,7 +103,8 @@ public final class PushDownFilters implements Rule {
         if (defs.keySet().containsAll(Exprs.columns(c)) && !Exprs.columns(c).isEmpty()) down.add(substitute(c, defs));
         else stay.add(c);
       }
-      result = new LogicalPlan.Aggregate(push(a.input(), down), a.groups(), a.aggregates());
+      LogicalPlan input = push(a.input(), down);
+      result = input == a.input() ? a : new LogicalPlan.Aggregate(input, a.groups(), a.aggregates());
     } else if (plan instanceof LogicalPlan.Union u) {
       List<Field> out = u.schema().getFields();
       List<LogicalPlan> inputs = new ArrayList<>();
@@ -89,13 +118,13 @@ public final class PushDownFilters implements Rule {
         for (Expr c : movable) down.add(substitute(c, defs));
         inputs.add(push(in, down));
       }
-      result = new LogicalPlan.Union(inputs);
+      boolean same = true;
+      for (int i = 0; i < inputs.size(); i++) same &= inputs.get(i) == u.inputs().get(i);
+      result = same ? u : new LogicalPlan.Union(inputs);
     } else if (plan instanceof LogicalPlan.Join j) {
       result = pushIntoJoin(j, movable, stay);
     } else {
-      List<LogicalPlan> children = new ArrayList<>();
-      for (LogicalPlan c : plan.children()) children.add(push(c, List.of()));
-      result = children.equals(plan.children()) ? plan : plan.withChildren(children);
+      result = plan; // the conjuncts stop here; the driver visits the inputs
       stay.addAll(movable);
     }
     return stay.isEmpty() ? result : new LogicalPlan.Filter(result, Exprs.and(stay));
@@ -131,7 +160,10 @@ public final class PushDownFilters implements Rule {
     }
     implied(cond, left, right, t, toLeft, toRight);
     Expr condition = cond.isEmpty() ? (t == JoinType.INNER ? null : Expr.Literal.TRUE) : Exprs.and(cond);
-    return new LogicalPlan.Join(push(j.left(), toLeft), push(j.right(), toRight), t, condition);
+    LogicalPlan l = push(j.left(), toLeft);
+    LogicalPlan r = push(j.right(), toRight);
+    if (l == j.left() && r == j.right() && t == j.type() && java.util.Objects.equals(condition, j.condition())) return j;
+    return new LogicalPlan.Join(l, r, t, condition);
   }
 
   /**

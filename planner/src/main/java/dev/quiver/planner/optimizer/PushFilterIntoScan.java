@@ -31,11 +31,15 @@ public final class PushFilterIntoScan implements Rule {
     return "PushFilterIntoScan";
   }
 
+  private static final Pattern FILTER_OVER_SCAN = Pattern.node(LogicalPlan.Filter.class).withInput(LogicalPlan.TableScan.class);
+
+  @Override
+  public Pattern pattern() {
+    return FILTER_OVER_SCAN;
+  }
+
   @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
-    List<LogicalPlan> children = new ArrayList<>();
-    for (LogicalPlan c : plan.children()) children.add(apply(c, context));
-    if (!children.equals(plan.children())) plan = plan.withChildren(children);
     if (!(plan instanceof LogicalPlan.Filter f) || !(f.input() instanceof LogicalPlan.TableScan scan)) return plan;
     return rewrite(f, scan);
   }

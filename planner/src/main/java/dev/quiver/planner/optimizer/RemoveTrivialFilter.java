@@ -2,8 +2,6 @@ package dev.quiver.planner.optimizer;
 
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.planner.plan.LogicalPlan;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A filter whose condition simplified to a constant: TRUE keeps every row (the filter goes), FALSE or
@@ -17,14 +15,18 @@ public final class RemoveTrivialFilter implements Rule {
     return "RemoveTrivialFilter";
   }
 
+  private static final Pattern CONSTANT_FILTER = Pattern.node(LogicalPlan.Filter.class)
+      .with("with a constant condition", p -> ((LogicalPlan.Filter) p).condition() instanceof Expr.Literal);
+
+  @Override
+  public Pattern pattern() {
+    return CONSTANT_FILTER;
+  }
+
   @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
-    List<LogicalPlan> children = new ArrayList<>();
-    for (LogicalPlan c : plan.children()) children.add(apply(c, context));
-    if (!children.equals(plan.children())) plan = plan.withChildren(children);
-    if (plan instanceof LogicalPlan.Filter f && f.condition() instanceof Expr.Literal l) {
-      return Boolean.TRUE.equals(l.value()) ? f.input() : new LogicalPlan.Empty(f.schema());
-    }
-    return plan;
+    LogicalPlan.Filter f = (LogicalPlan.Filter) plan;
+    Expr.Literal l = (Expr.Literal) f.condition();
+    return Boolean.TRUE.equals(l.value()) ? f.input() : new LogicalPlan.Empty(f.schema());
   }
 }

@@ -22,6 +22,9 @@ import org.apache.arrow.vector.types.pojo.Field;
  * Sizes are Parquet row counts, scaled down by a constant for each filter.
  * <p>Legal because inner joins are commutative and associative given that every predicate is kept; a
  * projection on top restores the original column order.
+ * <p>Matches joins, bottom-up; at an inner join it works on the whole tree of inner joins below it (its
+ * leaves and all their conditions, looking through the order-restoring projections of earlier passes),
+ * since an order is a property of the tree, not of one join.
  */
 public final class ReorderJoins implements Rule {
   private static final double FILTER_SELECTIVITY = 0.25;
@@ -32,11 +35,13 @@ public final class ReorderJoins implements Rule {
   }
 
   @Override
+  public Pattern pattern() {
+    return Pattern.node(LogicalPlan.Join.class);
+  }
+
+  @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
-    List<LogicalPlan> children = new ArrayList<>();
-    for (LogicalPlan c : plan.children()) children.add(apply(c, context));
-    if (!children.equals(plan.children())) plan = plan.withChildren(children);
-    if (!(plan instanceof LogicalPlan.Join j)) return plan;
+    LogicalPlan.Join j = (LogicalPlan.Join) plan;
     if (j.type() == JoinType.INNER) return reorder(j, context);
     if ((j.type() == JoinType.LEFT || j.type() == JoinType.RIGHT || j.type() == JoinType.FULL)
         && estimate(j.right()) > 2 * estimate(j.left())) {
@@ -121,8 +126,24 @@ public final class ReorderJoins implements Rule {
     List<Expr> rest = new ArrayList<>();
     for (int c = 0; c < conjuncts.size(); c++) if (!placed[c]) rest.add(conjuncts.get(c));
     if (!rest.isEmpty()) acc = new LogicalPlan.Filter(acc, Exprs.and(rest));
-    if (acc.equals(root)) return root;
+    if (sameTree(acc, root)) return root;
     return restoreOrder(acc, root);
+  }
+
+  /**
+   * Whether the join tree built from {@code root}'s leaves is {@code root} again: the same joins and
+   * conditions over the very same leaf instances (so leaves are compared by identity, not walked).
+   */
+  private static boolean sameTree(LogicalPlan built, LogicalPlan root) {
+    if (built == root) return true;
+    if (built instanceof LogicalPlan.Join a && root instanceof LogicalPlan.Join b) {
+      return a.type() == b.type() && java.util.Objects.equals(a.condition(), b.condition())
+          && sameTree(a.left(), b.left()) && sameTree(a.right(), b.right());
+    }
+    if (built instanceof LogicalPlan.Filter a && root instanceof LogicalPlan.Filter b) {
+      return a.condition().equals(b.condition()) && sameTree(a.input(), b.input());
+    }
+    return false;
   }
 
   /**

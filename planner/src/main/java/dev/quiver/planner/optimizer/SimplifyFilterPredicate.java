@@ -3,8 +3,6 @@ package dev.quiver.planner.optimizer;
 import dev.quiver.planner.optimizer.simplify.ExprSimplifier;
 import dev.quiver.planner.optimizer.simplify.FilterContext;
 import dev.quiver.planner.plan.LogicalPlan;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -33,14 +31,14 @@ public final class SimplifyFilterPredicate implements Rule {
   }
 
   @Override
+  public Pattern pattern() {
+    return Pattern.node(LogicalPlan.Filter.class);
+  }
+
+  @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
-    List<LogicalPlan> children = new ArrayList<>();
-    for (LogicalPlan c : plan.children()) children.add(apply(c, context));
-    if (!children.equals(plan.children())) plan = plan.withChildren(children);
-    if (plan instanceof LogicalPlan.Filter f) {
-      var condition = simplifier.simplifyFilter(f.condition(), context, fired);
-      if (!condition.equals(f.condition())) return new LogicalPlan.Filter(f.input(), condition);
-    }
-    return plan;
+    LogicalPlan.Filter f = (LogicalPlan.Filter) plan;
+    var condition = simplifier.simplifyFilter(f.condition(), context, fired);
+    return condition.equals(f.condition()) ? plan : new LogicalPlan.Filter(f.input(), condition);
   }
 }

@@ -22,6 +22,7 @@ class OptimizerTest {
   void aRuleThatChangesTheSchemaIsAnInternalError() {
     Rule rename = new Rule() {
       public String name() { return "Rename"; }
+      public Pattern pattern() { return Pattern.node(LogicalPlan.Project.class); }
       public LogicalPlan apply(LogicalPlan plan, OptimizerContext c) {
         LogicalPlan.Project p = (LogicalPlan.Project) plan;
         return new LogicalPlan.Project(p.input(), List.of(new LogicalPlan.NamedExpr(p.exprs().get(0).expr(), "y")));
@@ -40,6 +41,7 @@ class OptimizerTest {
     AtomicInteger calls = new AtomicInteger();
     Rule flipFlop = new Rule() {
       public String name() { return "FlipFlop"; }
+      public Pattern pattern() { return Pattern.node(LogicalPlan.Project.class); }
       public LogicalPlan apply(LogicalPlan plan, OptimizerContext c) {
         calls.incrementAndGet();
         LogicalPlan.Project p = (LogicalPlan.Project) plan;
@@ -62,5 +64,126 @@ class OptimizerTest {
       assertThat(((LogicalPlan.Project) folded.plan()).exprs().get(0).expr()).isEqualTo(new Expr.Literal(3L, SqlTypes.INTEGER));
       assertThat(folded.steps()).extracting(Optimizer.Step::rule).containsExactly("SimplifyExpressions [FoldConstants]");
     }
+  }
+
+  /** Project(x) over Filter(TRUE) over OneRow. */
+  static final LogicalPlan THREE_NODES = new LogicalPlan.Project(new LogicalPlan.Filter(new LogicalPlan.OneRow(), Expr.Literal.TRUE),
+      List.of(new LogicalPlan.NamedExpr(new Expr.Literal(1L, SqlTypes.INTEGER), "x")));
+
+  /** A rule that records the nodes the driver gives it and changes nothing. */
+  static Rule recorder(Pattern pattern, Rule.Order order, List<String> seen) {
+    return new Rule() {
+      public String name() { return "Recorder"; }
+      public Pattern pattern() { return pattern; }
+      public Order order() { return order; }
+      public LogicalPlan apply(LogicalPlan plan, OptimizerContext c) {
+        seen.add(plan.describe().split(":")[0]);
+        return plan;
+      }
+    };
+  }
+
+  @Test
+  void theDriverVisitsOnlyMatchingNodesInTheRulesOrder() {
+    try (RootAllocator a = new RootAllocator()) {
+      OptimizerContext ctx = new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow());
+      List<String> up = new java.util.ArrayList<>();
+      new Optimizer(List.of(recorder(Pattern.node(LogicalPlan.class), Rule.Order.BOTTOM_UP, up))).optimize(THREE_NODES, ctx);
+      assertThat(up).containsExactly("OneRow", "Filter", "Projection");
+      List<String> down = new java.util.ArrayList<>();
+      new Optimizer(List.of(recorder(Pattern.node(LogicalPlan.class), Rule.Order.TOP_DOWN, down))).optimize(THREE_NODES, ctx);
+      assertThat(down).containsExactly("Projection", "Filter", "OneRow");
+      List<String> filters = new java.util.ArrayList<>();
+      new Optimizer(List.of(recorder(Pattern.node(LogicalPlan.Filter.class), Rule.Order.BOTTOM_UP, filters))).optimize(THREE_NODES, ctx);
+      assertThat(filters).containsExactly("Filter");
+      List<String> overOneRow = new java.util.ArrayList<>();
+      Pattern p = Pattern.anyOf(LogicalPlan.Filter.class, LogicalPlan.Project.class).withInput(LogicalPlan.OneRow.class);
+      new Optimizer(List.of(recorder(p, Rule.Order.BOTTOM_UP, overOneRow))).optimize(THREE_NODES, ctx);
+      assertThat(overOneRow).containsExactly("Filter");
+      List<String> root = new java.util.ArrayList<>();
+      new Optimizer(List.of(recorder(Pattern.root(), Rule.Order.BOTTOM_UP, root))).optimize(THREE_NODES, ctx);
+      assertThat(root).containsExactly("Projection");
+    }
+  }
+
+  @Test
+  void aRuleThatReturnsTheSameNodesChangesNothingAndTheFixpointIsOnePass() {
+    List<String> seen = new java.util.ArrayList<>();
+    try (RootAllocator a = new RootAllocator()) {
+      Optimizer.Result r = new Optimizer(List.of(recorder(Pattern.node(LogicalPlan.class), Rule.Order.BOTTOM_UP, seen)))
+          .optimize(THREE_NODES, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow()));
+      assertThat(r.plan()).isSameAs(THREE_NODES);
+      assertThat(r.steps()).isEmpty();
+      assertThat(seen).hasSize(3); // one pass
+    }
+  }
+
+  @Test
+  void aRewriteDeepInThePlanIsOneStepAndRebuildsOnlyItsAncestors() {
+    Rule dropTrueFilter = new Rule() {
+      public String name() { return "DropTrueFilter"; }
+      public Pattern pattern() { return Pattern.node(LogicalPlan.Filter.class); }
+      public LogicalPlan apply(LogicalPlan plan, OptimizerContext c) { return ((LogicalPlan.Filter) plan).input(); }
+    };
+    try (RootAllocator a = new RootAllocator()) {
+      Optimizer.Result r = new Optimizer(List.of(dropTrueFilter))
+          .optimize(THREE_NODES, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow()));
+      assertThat(r.steps()).extracting(Optimizer.Step::rule).containsExactly("DropTrueFilter");
+      assertThat(r.plan()).isInstanceOf(LogicalPlan.Project.class);
+      assertThat(r.plan().children().get(0)).isSameAs(THREE_NODES.children().get(0).children().get(0));
+    }
+  }
+
+  @Test
+  void aNodeWhoseSchemaChangesDeepInThePlanIsAnInternalError() {
+    // the root's schema would not show it: the projection under the filter is renamed
+    LogicalPlan inner = new LogicalPlan.Project(new LogicalPlan.OneRow(),
+        List.of(new LogicalPlan.NamedExpr(new Expr.Literal(1L, SqlTypes.INTEGER), "x")));
+    LogicalPlan plan = new LogicalPlan.Aggregate(inner, List.of(), List.of());
+    Rule renameLeaf = new Rule() {
+      public String name() { return "RenameLeaf"; }
+      public Pattern pattern() { return Pattern.node(LogicalPlan.Project.class).withInput(LogicalPlan.OneRow.class); }
+      public LogicalPlan apply(LogicalPlan p, OptimizerContext c) {
+        LogicalPlan.Project pr = (LogicalPlan.Project) p;
+        return new LogicalPlan.Project(pr.input(), List.of(new LogicalPlan.NamedExpr(pr.exprs().get(0).expr(), "y")));
+      }
+    };
+    try (RootAllocator a = new RootAllocator()) {
+      assertThatThrownBy(() -> new Optimizer(List.of(renameLeaf)).optimize(plan, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow())))
+          .isInstanceOf(QuiverException.class)
+          .hasMessageContaining("rule RenameLeaf changed the output schema");
+    }
+  }
+
+  @Test
+  void cancellationIsCheckedBetweenRules() {
+    AtomicInteger checks = new AtomicInteger();
+    List<String> seen = new java.util.ArrayList<>();
+    dev.quiver.planner.Cancellation cancelSecond = () -> {
+      if (checks.incrementAndGet() == 2) throw new IllegalStateException("cancelled by the test");
+    };
+    Rule first = recorder(Pattern.root(), Rule.Order.BOTTOM_UP, seen);
+    Rule second = recorder(Pattern.root(), Rule.Order.BOTTOM_UP, seen);
+    try (RootAllocator a = new RootAllocator()) {
+      assertThatThrownBy(() -> new Optimizer(List.of(first, second))
+          .optimize(THREE_NODES, new OptimizerContext(a, dev.quiver.planner.kernel.EvalContext.utcNow(), cancelSecond)))
+          .hasMessageContaining("cancelled by the test");
+      assertThat(seen).hasSize(1); // the second rule never ran
+    }
+  }
+
+  @Test
+  void everyPlanRuleIsRegisteredAndHasItsOwnTest() {
+    java.util.Set<String> registered = new java.util.TreeSet<>();
+    for (Rule r : Optimizer.standard().rules()) registered.add(r.getClass().getSimpleName());
+    assertThat(RuleClasses.implementing(Optimizer.class, Rule.class)).as("rule classes that Optimizer.standard() never runs")
+        .isEqualTo(registered);
+    for (String rule : registered) {
+      assertThat(getClass().getClassLoader().getResource("dev/quiver/planner/optimizer/" + rule + "Test.class"))
+          .as("a test class " + rule + "Test").isNotNull();
+    }
+    java.util.Set<String> withoutSimplifier = new java.util.TreeSet<>();
+    for (Rule r : Optimizer.standard(false).rules()) withoutSimplifier.add(r.getClass().getSimpleName());
+    assertThat(registered).containsAll(withoutSimplifier);
   }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * already has), inexact ones stay above and prune, unsupported ones stay above; a second application
  * changes nothing.
  */
-class PushFilterIntoScanTest {
+class PushFilterIntoScanTest extends RuleTest {
   @TempDir
   static Path dir;
   static QueryEngine engine;
@@ -92,5 +92,21 @@ class PushFilterIntoScanTest {
     assertThat(next.exact()).containsExactly(lt, isNull);
     assertThat(next.residual()).isNull();
     assertThat(next.schema()).isEqualTo(scan.schema());
+  }
+
+  @Test
+  void aFilterRightAboveAScanGivesItThePrunableConjuncts() {
+    LogicalPlan plan = new LogicalPlan.Filter(tester.scan("t"), tester.predicate("i32 < 5 AND length(s) = 2"));
+    RuleTester.Applied once = tester.apply(new PushFilterIntoScan(), plan).fires();
+    LogicalPlan.TableScan scan = RuleTester.find(once.plan(), LogicalPlan.TableScan.class);
+    assertThat(scan.describe()).contains("predicate=i32 < 5").doesNotContain("predicate=length");
+    tester.apply(new PushFilterIntoScan(), once.plan()).doesNotFire(); // a fixpoint
+  }
+
+  @Test
+  void notWhenSomethingStandsBetweenFilterAndScan() {
+    tester.apply(new PushFilterIntoScan(), tester.analyzed("SELECT * FROM (SELECT i32 + 1 AS k, s FROM t) q WHERE k > 3"))
+        .doesNotFire();
+    tester.apply(new PushFilterIntoScan(), tester.analyzed("SELECT i32 FROM t")).doesNotFire();
   }
 }

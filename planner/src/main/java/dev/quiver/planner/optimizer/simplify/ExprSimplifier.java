@@ -36,6 +36,14 @@ public final class ExprSimplifier {
             new CollapseClosedRange()));
   }
 
+  /** The classes of this simplifier's rules, node rules then chain rules (tests check none is dead). */
+  List<Class<?>> ruleClasses() {
+    List<Class<?>> out = new ArrayList<>();
+    for (ExprRule r : nodeRules) out.add(r.getClass());
+    for (ChainRule r : chainRules) out.add(r.getClass());
+    return out;
+  }
+
   /** The simplified expression; names of the rules that changed something go to {@code fired}. */
   public Expr simplify(Expr e, OptimizerContext context, Set<String> fired) {
     for (int pass = 0; pass < context.maxSimplifierPasses(); pass++) {
