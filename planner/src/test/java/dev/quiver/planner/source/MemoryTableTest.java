@@ -32,8 +32,8 @@ class MemoryTableTest {
     try (BufferAllocator allocator = new RootAllocator();
         TableSource.BatchReader r = t.open(new TableSource.ScanSpec(List.of("s", "x"), null, 4, true, ScanOptions.shared()),
             allocator, metrics)) {
-      for (VectorSchemaRoot b = r.next(); b != null; b = r.next()) {
-        try (b) {
+      for (VectorSchemaRoot next = r.next(); next != null; next = r.next()) {
+        try (VectorSchemaRoot b = next) {
           sizes.add(b.getRowCount());
           assertThat(b.getSchema().getFields()).extracting(Field::getName).containsExactly("s", "x");
           for (int i = 0; i < b.getRowCount(); i++) {
