@@ -1,0 +1,58 @@
+package dev.quiver.planner.source;
+
+import dev.quiver.scan.prune.ScanMetrics;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A table as plans and operators see it: its columns, what join ordering may estimate from (row count, distinct
+ * bounds), and a scan. Parquet files are one implementation ({@link ParquetTableSource}); tables held in memory
+ * are another ({@link MemoryTable}), so that plan rules and operators are tested and benchmarked without files.
+ * Implementations are immutable values: two sources are equal when they read the same version of the same data.
+ */
+public interface TableSource {
+  /** The table's name, as queries name it. */
+  String name();
+
+  /** Every column, in order. */
+  Schema schema();
+
+  /** The column named {@code column} (exact name), or null. */
+  default Field field(String column) {
+    for (Field f : schema().getFields()) if (f.getName().equals(column)) return f;
+    return null;
+  }
+
+  /** The number of rows, or an estimate of it (for join ordering). */
+  long rowCount();
+
+  /** An upper bound of the distinct values of {@code column} (for join ordering); the row count when unknown. */
+  default long distinctBound(String column) {
+    return Math.max(1, rowCount());
+  }
+
+  /** The operator's line in EXPLAIN up to the columns, e.g. {@code ParquetScanExec: table=lineitem files=3}. */
+  String describeScan();
+
+  /** Opens a scan of {@code spec.columns()}; the batches are allocated from {@code allocator}. */
+  BatchReader open(ScanSpec spec, BufferAllocator allocator, ScanMetrics metrics);
+
+  /** What to read: the columns in order, and the predicate to prune with (null: none). */
+  record ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate, int batchRows,
+      boolean pruning, dev.quiver.scan.read.ScanOptions options) {
+    public ScanSpec {
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /** Batches of a scan, in order; closing it releases every batch not handed out. */
+  interface BatchReader extends AutoCloseable {
+    /** The next batch (the caller owns it), or null when the scan is done. */
+    org.apache.arrow.vector.VectorSchemaRoot next();
+
+    @Override
+    void close();
+  }
+}
