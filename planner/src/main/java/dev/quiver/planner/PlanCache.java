@@ -103,7 +103,11 @@ public final class PlanCache {
     while (!todo.isEmpty()) {
       LogicalPlan p = todo.pop();
       if (p instanceof LogicalPlan.TableScan scan) {
-        ParquetTable t = scan.table();
+        if (!(scan.table() instanceof dev.quiver.planner.source.ParquetTableSource source)) {
+          todo.addAll(p.children());
+          continue; // not files: nothing that can change under the plan
+        }
+        ParquetTable t = source.table();
         Boolean same = checked.get(t.name());
         if (same == null) {
           same = sameFiles(t, snapshot);

@@ -145,7 +145,7 @@ public final class QueryEngine {
 
   /** Runs a prepared query; its scans call {@code cancellation} between batches. */
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator, Cancellation cancellation) {
-    Operator root = new PhysicalPlanner(catalog, allocator, query.eval(), cancellation, query.batchRows(), query.pruning(),
+    Operator root = new PhysicalPlanner(allocator, query.eval(), cancellation, query.batchRows(), query.pruning(),
         scanOptions).plan(query.plan());
     if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
     try {

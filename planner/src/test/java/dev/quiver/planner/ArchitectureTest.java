@@ -23,6 +23,15 @@ class ArchitectureTest {
   }
 
   @Test
+  void plansRulesAndOperatorsSeeTablesOnlyAsTableSources() {
+    // Parquet is one TableSource: plans, rules and operators never reach the files' catalog, so they run in memory too
+    noClasses().that().resideInAnyPackage("dev.quiver.planner.plan..", "dev.quiver.planner.optimizer..",
+            "dev.quiver.planner.exec..")
+        .should().dependOnClassesThat().resideInAPackage("dev.quiver.scan.table..")
+        .check(PLANNER);
+  }
+
+  @Test
   void doesNotServe() {
     noClasses().that().resideInAPackage("dev.quiver.planner..")
         .should().dependOnClassesThat().resideInAnyPackage("org.apache.arrow.flight..", "dev.quiver.server..")

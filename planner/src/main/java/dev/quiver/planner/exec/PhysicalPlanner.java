@@ -6,12 +6,10 @@ import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.PlanVisitor;
 import dev.quiver.scan.read.ScanOptions;
-import dev.quiver.scan.table.Catalog;
 import org.apache.arrow.memory.BufferAllocator;
 
 /** Turns an optimized logical plan into operators that allocate from the query's allocator. */
 public final class PhysicalPlanner implements PlanVisitor<Operator> {
-  private final Catalog catalog;
   private final BufferAllocator allocator;
   private final EvalContext ctx;
 
@@ -21,17 +19,16 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   private final boolean pruning;
   private final ScanOptions scanOptions;
 
-  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
+  public PhysicalPlanner(BufferAllocator allocator, EvalContext ctx,
       dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning) {
-    this(catalog, allocator, ctx, cancellation, batchRows, pruning, ScanOptions.shared());
+    this(allocator, ctx, cancellation, batchRows, pruning, ScanOptions.shared());
   }
 
   /** As above, the scans reading as {@code scanOptions} say (threads, decoders, codecs, executor). */
-  public PhysicalPlanner(Catalog catalog, BufferAllocator allocator, EvalContext ctx,
+  public PhysicalPlanner(BufferAllocator allocator, EvalContext ctx,
       dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning, ScanOptions scanOptions) {
     this.pruning = pruning;
     this.scanOptions = scanOptions;
-    this.catalog = catalog;
     this.allocator = allocator;
     this.ctx = ctx;
     this.cancellation = cancellation;
@@ -46,7 +43,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(catalog, p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions);
+    return new ScanExec(p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions);
   }
 
   @Override

@@ -3,9 +3,8 @@ package dev.quiver.planner.exec;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ScanMetrics;
-import dev.quiver.scan.read.ParquetScan;
+import dev.quiver.planner.source.TableSource;
 import dev.quiver.scan.read.ScanOptions;
-import dev.quiver.scan.table.Catalog;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -13,23 +12,23 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Reads a table through {@link ParquetScan}: pruning with the pushed predicate (unless pruning is off), and
+ * Reads a table through its {@link TableSource} (Parquet files: {@code ParquetScan}): pruning with the pushed predicate (unless pruning is off), and
  * applying the scan's exact conjuncts (a {@link ScanFilter}) to every row it reads, pruning or not.
  */
 public final class ScanExec extends Operator {
   private final LogicalPlan.TableScan plan;
   private final ScanMetrics metrics = new ScanMetrics();
-  private final ParquetScan scan;
+  private final TableSource.BatchReader scan;
 
   private final dev.quiver.planner.Cancellation cancellation;
 
-  ScanExec(Catalog catalog, LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
+  ScanExec(LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
       dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options) {
     this.plan = plan;
     this.cancellation = cancellation;
     ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
-    this.scan = new ParquetScan(catalog, plan.table(), plan.columns(), p, filter, allocator, metrics, batchRows,
-        pruning, options);
+    this.scan = plan.table().open(new TableSource.ScanSpec(plan.columns(), p, filter, batchRows, pruning, options),
+        allocator, metrics);
   }
 
   @Override public Schema schema() { return plan.schema(); }
@@ -37,7 +36,7 @@ public final class ScanExec extends Operator {
 
   @Override
   public String describe() {
-    return "ParquetScanExec: table=" + plan.table().name() + " files=" + plan.table().files().size()
+    return plan.table().describeScan()
         + " columns=[" + String.join(", ", plan.columns()) + "]"
         + " predicate=" + (plan.predicate() == null ? "none" : plan.predicate())
         + " residual=" + (plan.residual() == null ? "none" : plan.residual())

@@ -2,7 +2,7 @@ package dev.quiver.planner.plan;
 
 import dev.quiver.planner.expr.Expr;
 import dev.quiver.scan.predicate.ScanPredicate;
-import dev.quiver.scan.table.ParquetTable;
+import dev.quiver.planner.source.TableSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -32,7 +32,7 @@ public sealed interface LogicalPlan {
    * was pushed into the scan for pruning (might-match only: row groups and pages where no row can match
    * are skipped); {@code residual} is the part of the filter above that stays there, shown for EXPLAIN.
    */
-  record TableScan(ParquetTable table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual,
+  record TableScan(TableSource table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual,
       List<Expr> exact) implements LogicalPlan {
     public TableScan {
       columns = List.copyOf(columns);
@@ -40,10 +40,10 @@ public sealed interface LogicalPlan {
       exact = List.copyOf(exact);
       if (names.size() != columns.size()) throw new IllegalArgumentException("names " + names + " for " + columns);
     }
-    public TableScan(ParquetTable table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual) {
+    public TableScan(TableSource table, List<String> columns, List<String> names, ScanPredicate predicate, Expr residual) {
       this(table, columns, names, predicate, residual, List.of());
     }
-    public TableScan(ParquetTable table, List<String> columns, ScanPredicate predicate, Expr residual) {
+    public TableScan(TableSource table, List<String> columns, ScanPredicate predicate, Expr residual) {
       this(table, columns, columns, predicate, residual);
     }
     public Schema schema() {

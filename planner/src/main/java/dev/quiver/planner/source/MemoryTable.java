@@ -1,6 +1,7 @@
 package dev.quiver.planner.source;
 
 import dev.quiver.common.QuiverException;
+import dev.quiver.scan.predicate.RowPredicate;
 import dev.quiver.planner.kernel.Vectors;
 import dev.quiver.scan.prune.ScanMetrics;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * A table held in memory as rows of values in physical form ({@link dev.quiver.common.Values}): for plan-rule
  * tests and operator benchmarks that should not need files. A scan writes the requested columns into new
  * vectors of the query's allocator, {@code batchRows} rows at a time; it prunes nothing (the pushed predicate is
- * a might-match hint only, so ignoring it is always correct).
+ * a might-match hint only, so ignoring it is always correct) and keeps only the rows the scan's filter keeps.
  */
 public record MemoryTable(String name, Schema schema, List<List<Object>> rows) implements TableSource {
   public MemoryTable {
@@ -38,39 +39,61 @@ public record MemoryTable(String name, Schema schema, List<List<Object>> rows) i
 
   @Override
   public BatchReader open(ScanSpec spec, BufferAllocator allocator, ScanMetrics metrics) {
-    int[] index = new int[spec.columns().size()];
     List<Field> fields = new ArrayList<>();
-    for (int c = 0; c < index.length; c++) {
-      Field f = field(spec.columns().get(c));
-      if (f == null) throw QuiverException.internal("column " + spec.columns().get(c) + " not in table " + name);
-      index[c] = schema.getFields().indexOf(f);
+    for (String c : spec.columns()) {
+      Field f = field(c);
+      if (f == null) throw QuiverException.internal("column " + c + " not in table " + name);
       fields.add(f);
     }
     int batchRows = Math.max(1, spec.batchRows());
+    RowPredicate filter = spec.filter();
+    List<Field> filterFields = new ArrayList<>();
+    if (filter != null) for (String c : filter.columns()) filterFields.add(field(c));
     return new BatchReader() {
       int next;
 
       @Override
       public VectorSchemaRoot next() {
-        if (next >= rows.size()) return null;
-        int n = Math.min(batchRows, rows.size() - next);
-        List<FieldVector> vectors = new ArrayList<>(fields.size());
+        while (next < rows.size()) {
+          int n = Math.min(batchRows, rows.size() - next);
+          List<List<Object>> batch = rows.subList(next, next + n);
+          next += n;
+          metrics.scanned(n, 0);
+          if (filter != null) {
+            boolean[] keep = new boolean[n];
+            int kept;
+            try (VectorSchemaRoot tested = write(filterFields, batch)) {
+              kept = filter.select(tested, allocator, keep);
+            }
+            metrics.filteredLate(n - kept);
+            if (kept == 0) continue;
+            List<List<Object>> passed = new ArrayList<>(kept);
+            for (int i = 0; i < n; i++) if (keep[i]) passed.add(batch.get(i));
+            batch = passed;
+          }
+          return write(fields, batch);
+        }
+        return null;
+      }
+
+      private VectorSchemaRoot write(List<Field> columns, List<List<Object>> batch) {
+        int n = batch.size();
+        List<FieldVector> vectors = new ArrayList<>(columns.size());
         try {
-          for (int c = 0; c < fields.size(); c++) {
-            FieldVector v = fields.get(c).createVector(allocator);
+          for (Field f : columns) {
+            int at = schema.getFields().indexOf(f);
+            FieldVector v = f.createVector(allocator);
             vectors.add(v);
             v.setInitialCapacity(n);
             v.allocateNew();
-            for (int i = 0; i < n; i++) Vectors.set(v, i, rows.get(next + i).get(index[c]));
+            for (int i = 0; i < n; i++) Vectors.set(v, i, batch.get(i).get(at));
             v.setValueCount(n);
           }
         } catch (RuntimeException | Error e) {
           vectors.forEach(FieldVector::close);
           throw e;
         }
-        metrics.scanned(n, 0);
-        next += n;
-        return new VectorSchemaRoot(fields, vectors, n);
+        return new VectorSchemaRoot(columns, vectors, n);
       }
 
       @Override

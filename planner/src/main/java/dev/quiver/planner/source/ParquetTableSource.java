@@ -27,8 +27,8 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table) implements
 
   @Override
   public BatchReader open(ScanSpec spec, BufferAllocator allocator, ScanMetrics metrics) {
-    ParquetScan scan = new ParquetScan(catalog, table, spec.columns(), spec.predicate(), allocator, metrics,
-        spec.batchRows(), spec.pruning(), spec.options());
+    ParquetScan scan = new ParquetScan(catalog, table, spec.columns(), spec.predicate(), spec.filter(), allocator,
+        metrics, spec.batchRows(), spec.pruning(), spec.options());
     return new BatchReader() {
       @Override public VectorSchemaRoot next() { return scan.next(); }
       @Override public void close() { scan.close(); }

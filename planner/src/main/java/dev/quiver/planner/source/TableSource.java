@@ -39,9 +39,12 @@ public interface TableSource {
   /** Opens a scan of {@code spec.columns()}; the batches are allocated from {@code allocator}. */
   BatchReader open(ScanSpec spec, BufferAllocator allocator, ScanMetrics metrics);
 
-  /** What to read: the columns in order, and the predicate to prune with (null: none). */
-  record ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate, int batchRows,
-      boolean pruning, dev.quiver.scan.read.ScanOptions options) {
+  /**
+   * What to read: the columns in order, the predicate to prune with (null: none; a hint, might-match only), the
+   * filter every row that leaves the scan must pass (null: none; exact, its columns read even when not output).
+   */
+  record ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate,
+      dev.quiver.scan.predicate.RowPredicate filter, int batchRows, boolean pruning, dev.quiver.scan.read.ScanOptions options) {
     public ScanSpec {
       columns = List.copyOf(columns);
     }

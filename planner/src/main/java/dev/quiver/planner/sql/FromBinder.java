@@ -121,7 +121,8 @@ final class FromBinder {
         internal.add(n);
         cols.add(new Scope.Column(f.getName(), n, f.getType(), f.isNullable()));
       }
-      LogicalPlan scan = new LogicalPlan.TableScan(table, columns, internal, null, null);
+      LogicalPlan scan = new LogicalPlan.TableScan(
+          new dev.quiver.planner.source.ParquetTableSource(cx.catalog(), table), columns, internal, null, null);
       return new From(scan, List.of(new Scope.Entry(qualifier, table.name(), cols, table.unsupportedColumns())));
     }
     if (item instanceof ParenthesedSelect p) {

@@ -30,7 +30,7 @@ class MemoryTableTest {
     List<Integer> sizes = new ArrayList<>();
     ScanMetrics metrics = new ScanMetrics();
     try (BufferAllocator allocator = new RootAllocator();
-        TableSource.BatchReader r = t.open(new TableSource.ScanSpec(List.of("s", "x"), null, 4, true, ScanOptions.shared()),
+        TableSource.BatchReader r = t.open(new TableSource.ScanSpec(List.of("s", "x"), null, null, 4, true, ScanOptions.shared()),
             allocator, metrics)) {
       for (VectorSchemaRoot next = r.next(); next != null; next = r.next()) {
         try (VectorSchemaRoot b = next) {
