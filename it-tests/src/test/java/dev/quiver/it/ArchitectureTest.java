@@ -2,6 +2,8 @@ package dev.quiver.it;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -47,5 +49,25 @@ class ArchitectureTest {
     noClasses().that().resideOutsideOfPackage("dev.quiver.server..")
         .should().dependOnClassesThat().resideInAPackage("org.apache.arrow.flight..")
         .check(QUIVER);
+  }
+
+  /** The planner's API: its top-level package and the statement vocabulary; nothing of plans, rules, kernels. */
+  static final java.util.Set<String> PLANNER_API_TYPES = java.util.Set.of("dev.quiver.planner.sql.Statement",
+      "dev.quiver.planner.sql.StatementClassifier", "dev.quiver.planner.sql.SqlLimits",
+      "dev.quiver.planner.sql.FunctionCatalog", "dev.quiver.planner.types.SqlTypes");
+
+  @Test
+  void theServerUsesOnlyThePlannersApi() {
+    DescribedPredicate<JavaClass> internals = new DescribedPredicate<>("planner internals (not its API)") {
+      @Override
+      public boolean test(JavaClass c) {
+        String name = c.getName();
+        if (!name.startsWith("dev.quiver.planner.")) return false;
+        if (c.getPackageName().equals("dev.quiver.planner")) return false;
+        String outer = name.contains("$") ? name.substring(0, name.indexOf('$')) : name;
+        return !PLANNER_API_TYPES.contains(outer);
+      }
+    };
+    noClasses().that().resideInAPackage("dev.quiver.server..").should().dependOnClassesThat(internals).check(QUIVER);
   }
 }

@@ -4,7 +4,7 @@ import static com.google.protobuf.Any.pack;
 import static dev.quiver.server.ResultStreaming.*;
 
 import dev.quiver.planner.QueryEngine;
-import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.Sql;
 import dev.quiver.scan.table.ParquetTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,7 +149,7 @@ final class MetadataCommands {
 
   public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
     stream(Schemas.GET_CATALOGS_SCHEMA, listener, r -> {
-      setString(r, "catalog_name", 0, Analyzer.CATALOG);
+      setString(r, "catalog_name", 0, Sql.CATALOG);
       r.setRowCount(1);
     });
   }
@@ -160,11 +160,11 @@ final class MetadataCommands {
 
   public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
     boolean match = catalogMatches(command.hasCatalog() ? command.getCatalog() : null)
-        && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Analyzer.SCHEMA);
+        && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Sql.SCHEMA);
     stream(Schemas.GET_SCHEMAS_SCHEMA, listener, r -> {
       if (match) {
-        setString(r, "catalog_name", 0, Analyzer.CATALOG);
-        setString(r, "db_schema_name", 0, Analyzer.SCHEMA);
+        setString(r, "catalog_name", 0, Sql.CATALOG);
+        setString(r, "db_schema_name", 0, Sql.SCHEMA);
       }
       r.setRowCount(match ? 1 : 0);
     });
@@ -180,7 +180,7 @@ final class MetadataCommands {
     boolean typeOk = command.getTableTypesCount() == 0
         || command.getTableTypesList().stream().anyMatch(t -> t.equalsIgnoreCase("TABLE"));
     if (typeOk && catalogMatches(command.hasCatalog() ? command.getCatalog() : null)
-        && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Analyzer.SCHEMA)) {
+        && like(command.hasDbSchemaFilterPattern() ? command.getDbSchemaFilterPattern() : null, Sql.SCHEMA)) {
       List<ParquetTable> current;
       try {
         current = engine.snapshot().tables(); // the data directory as it is now
@@ -196,8 +196,8 @@ final class MetadataCommands {
     stream(schema, listener, r -> {
       for (int i = 0; i < tables.size(); i++) {
         ParquetTable t = tables.get(i);
-        setString(r, "catalog_name", i, Analyzer.CATALOG);
-        setString(r, "db_schema_name", i, Analyzer.SCHEMA);
+        setString(r, "catalog_name", i, Sql.CATALOG);
+        setString(r, "db_schema_name", i, Sql.SCHEMA);
         setString(r, "table_name", i, t.name());
         setString(r, "table_type", i, "TABLE");
         if (command.getIncludeSchema()) {
@@ -273,14 +273,12 @@ final class MetadataCommands {
   }
 
   private static boolean catalogMatches(String catalog) {
-    return catalog == null || catalog.isEmpty() || catalog.equalsIgnoreCase(Analyzer.CATALOG);
+    return catalog == null || catalog.isEmpty() || catalog.equalsIgnoreCase(Sql.CATALOG);
   }
 
   /** SQL LIKE ({@code %}, {@code _}, backslash escapes) of a metadata name filter; null matches all. */
   static boolean like(String pattern, String value) {
-    if (pattern == null) return true;
     // RE2/J, not java.util.regex: "%%%%…x" as ".*.*.*…x" backtracks in time exponential in the '%'s
-    return dev.quiver.planner.kernel.Functions.compile("(?i)" + dev.quiver.planner.kernel.LikeKernels.likeToRegex(pattern))
-        .matcher(value).matches();
+    return Sql.like(pattern).test(value);
   }
 }

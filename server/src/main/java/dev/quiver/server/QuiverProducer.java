@@ -196,7 +196,7 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     String type = action.getType();
     if (ACTIONS.stream().noneMatch(a -> a.getType().equals(type))) {
       listener.onError(CallStatus.UNIMPLEMENTED.withDescription("Quiver does not implement the action '"
-          + dev.quiver.planner.sql.SqlPositions.snippet(type) + "' (ListActions lists those it does)").toRuntimeException());
+          + dev.quiver.planner.Sql.snippet(type) + "' (ListActions lists those it does)").toRuntimeException());
       return;
     }
     byte[] body = action.getBody() == null ? new byte[0] : action.getBody();

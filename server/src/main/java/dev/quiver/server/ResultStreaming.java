@@ -1,7 +1,7 @@
 package dev.quiver.server;
 
 import dev.quiver.planner.PreparedQuery;
-import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.Sql;
 import dev.quiver.planner.types.SqlTypes;
 import dev.quiver.scan.table.ParquetTable;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +78,7 @@ final class ResultStreaming {
           .isCaseSensitive(type instanceof ArrowType.Utf8 || type instanceof ArrowType.LargeUtf8)
           .isSearchable(true);
       dev.quiver.planner.ColumnOrigins.Origin origin = origins.get(i);
-      if (origin != null) m.catalogName(Analyzer.CATALOG).schemaName(Analyzer.SCHEMA).tableName(origin.table());
+      if (origin != null) m.catalogName(Sql.CATALOG).schemaName(Sql.SCHEMA).tableName(origin.table());
       Integer precision = precision(type);
       if (precision != null) m.precision(precision);
       Integer scale = scale(type);

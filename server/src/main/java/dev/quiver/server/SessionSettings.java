@@ -48,7 +48,7 @@ final class SessionSettings {
         String v = value.toLowerCase(Locale.ROOT);
         if (!v.matches("true|false|on|off")) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, name + " must be true or false, not "
-              + dev.quiver.planner.sql.SqlPositions.snippet(value));
+              + dev.quiver.planner.Sql.snippet(value));
         }
         return new Assignment(name, Boolean.toString(v.equals("true") || v.equals("on")));
       }
@@ -69,10 +69,10 @@ final class SessionSettings {
           return new Assignment(TIMEZONE, ZoneId.of(value).getId());
         } catch (DateTimeException e) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, "unknown time zone '"
-              + dev.quiver.planner.sql.SqlPositions.snippet(value) + "'");
+              + dev.quiver.planner.Sql.snippet(value) + "'");
         }
       }
-      default -> throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.sql.SqlPositions.snippet(name)
+      default -> throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.Sql.snippet(name)
           + " (Quiver knows " + String.join(", ", ALL) + ")");
     }
   }
@@ -83,7 +83,7 @@ final class SessionSettings {
     if (name.equals("all")) return ALL;
     if (name.equals(TIMEZONE) || name.equals("time_zone")) return java.util.List.of(TIMEZONE);
     if (!ALL.contains(name)) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.sql.SqlPositions.snippet(name)
+      throw new QuiverException(ErrorCode.NOT_FOUND, "unknown setting " + dev.quiver.planner.Sql.snippet(name)
           + " (Quiver knows " + String.join(", ", ALL) + ")");
     }
     return java.util.List.of(name);

@@ -4,7 +4,7 @@ import static dev.quiver.server.QuiverProducer.SESSION;
 import static dev.quiver.server.ResultStreaming.*;
 
 import dev.quiver.planner.QueryEngine;
-import dev.quiver.planner.sql.Analyzer;
+import dev.quiver.planner.Sql;
 import dev.quiver.common.ErrorCode;
 import dev.quiver.common.QuiverException;
 import java.util.List;
@@ -109,9 +109,9 @@ final class Sessions {
         String value = SessionSettings.text(e.getValue());
         boolean ok;
         if (name.equals("catalog")) {
-          ok = value.equalsIgnoreCase(Analyzer.CATALOG);
+          ok = value.equalsIgnoreCase(Sql.CATALOG);
         } else if (name.equals("schema")) {
-          ok = value.equalsIgnoreCase(Analyzer.SCHEMA);
+          ok = value.equalsIgnoreCase(Sql.SCHEMA);
         } else {
           try {
             SessionSettings.apply(m.getSession(), SessionSettings.assignment(name, value));
@@ -140,8 +140,8 @@ final class Sessions {
       StreamListener<org.apache.arrow.flight.GetSessionOptionsResult> listener) {
     dev.quiver.planner.QuerySettings current = settings(context);
     java.util.Map<String, org.apache.arrow.flight.SessionOptionValue> options = new java.util.LinkedHashMap<>();
-    options.put("catalog", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Analyzer.CATALOG));
-    options.put("schema", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Analyzer.SCHEMA));
+    options.put("catalog", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Sql.CATALOG));
+    options.put("schema", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Sql.SCHEMA));
     for (String name : SessionSettings.ALL) {
       options.put(name, org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(
           SessionSettings.value(name, current)));

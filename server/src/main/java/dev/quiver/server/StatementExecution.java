@@ -198,8 +198,7 @@ final class StatementExecution {
             List<Object> row = new ArrayList<>();
             for (int c = 0; c < types.size(); c++) {
               FieldVector v = root.getVector(c);
-              Object value = new dev.quiver.planner.kernel.VectorValues(v, false).getObject(r);
-              row.add(dev.quiver.planner.kernel.Casts.cast(value, v.getField().getType(), types.get(c)));
+              row.add(dev.quiver.planner.Sql.parameterValue(v, r, types.get(c)));
             }
             rows.add(row);
           }
@@ -315,7 +314,7 @@ final class StatementExecution {
       engine.limits().checkLength(sql);
       if (!sessions.applySet(sql, context, prepared)) {
         throw new QuiverException(ErrorCode.UNSUPPORTED,
-            "Quiver is read-only: updates are not supported ('" + dev.quiver.planner.sql.SqlPositions.snippet(sql.strip()) + "')");
+            "Quiver is read-only: updates are not supported ('" + dev.quiver.planner.Sql.snippet(sql.strip()) + "')");
       }
       byte[] result = org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(-1).build()
           .toByteArray();

@@ -31,8 +31,8 @@ import org.apache.arrow.vector.types.pojo.Field;
  * {@link SubqueryDecorrelator}, {@link WithAndValuesBinder}) share one {@link BindingContext} per statement.
  */
 public final class Analyzer {
-  public static final String CATALOG = "quiver";
-  public static final String SCHEMA = "main";
+  public static final String CATALOG = dev.quiver.planner.Sql.CATALOG;
+  public static final String SCHEMA = dev.quiver.planner.Sql.SCHEMA;
 
   private final BindingContext cx;
   private final WithAndValuesBinder withAndValues;
