@@ -131,7 +131,7 @@ final class SubqueryDecorrelator {
     LogicalPlan inner = shape.plan();
     b.pending.add(p -> new LogicalPlan.Join(p, inner, JoinType.LEFT, Exprs.and(conds)));
     Expr result = new Expr.ColumnRef(value.getName(), value.getType(), true);
-    if (shape.value() instanceof Expr.Literal l && l.value() == null) return result;
+    if (shape.value() == NoRows.NULL) return result;
     if (shape.countOnly()) {
       // the COUNT bug: a group with no rows is absent, and its count must read 0, not NULL
       return new Expr.Call("coalesce", List.of(result, shape.value()), value.getType(), false, Expr.Volatility.IMMUTABLE);
@@ -155,7 +155,8 @@ final class SubqueryDecorrelator {
     static NoRows of(LogicalPlan plan, String column) {
       if (plan instanceof LogicalPlan.Aggregate a) {
         Expr v = overNothing(a, new Expr.ColumnRef(column, field(a, column).getType(), true));
-        return v == null ? null : new NoRows(a, v, isCount(a, column));
+        if (v == null) return null;
+        return nullOverNothing(v) ? new NoRows(a, NULL, false) : new NoRows(a, v, isCount(a, column));
       }
       if (!(plan instanceof LogicalPlan.Project p)) return null;
       Expr having = null;
@@ -172,6 +173,8 @@ final class SubqueryDecorrelator {
       Expr e = exprs.get(i).expr();
       Expr v = overNothing(a, e);
       if (v == null) return null;
+      // NULL over no rows whatever HAVING says: the join's NULL is right, and the plan stays as it is
+      if (nullOverNothing(v)) return new NoRows(plan, NULL, false);
       boolean countOnly = having == null && e instanceof Expr.ColumnRef c && isCount(a, c.name());
       if (having != null) {
         Expr h = overNothing(a, having);
@@ -181,6 +184,17 @@ final class SubqueryDecorrelator {
         v = new Expr.Case(List.of(new Expr.When(h, v)), new Expr.Literal(null, e.type()), e.type());
       }
       return new NoRows(new LogicalPlan.Project(a, exprs), v, countOnly);
+    }
+
+    private static final Expr NULL = new Expr.Literal(null, new org.apache.arrow.vector.types.pojo.ArrowType.Null());
+
+    /** Whether {@code e} is surely NULL: a NULL literal, or an operator that is NULL when an operand is. */
+    static boolean nullOverNothing(Expr e) {
+      if (e instanceof Expr.Literal l) return l.value() == null;
+      if (e instanceof Expr.Arithmetic || e instanceof Expr.Negate || e instanceof Expr.Cast || e instanceof Expr.Comparison) {
+        return e.children().stream().anyMatch(NoRows::nullOverNothing);
+      }
+      return false;
     }
 
     private static boolean isCount(LogicalPlan.Aggregate a, String name) {
