@@ -49,7 +49,7 @@ public final class PruningBenchmark {
     List<String> floorCompare = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--floor-compare" -> floorCompare.addAll(List.of(args[++i].split(",")));
+        case "--floor-compare" -> floorCompare.addAll(List.of(args[++i].split(",(?=[^,=]+=jdbc:)")));
         case "--sf" -> sf = Double.parseDouble(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);

@@ -11,22 +11,30 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 final class LogicKernels {
   private LogicKernels() {}
 
-  /** Three-valued AND / OR. */
+  /**
+   * Three-valued AND / OR. Over two boolean vectors a word of 64 rows at a time on the validity and value bits
+   * (AND: FALSE if either is FALSE, TRUE if both are TRUE, else NULL; OR the mirror image); row by row when
+   * either side is a scalar.
+   */
   public static ColumnValues logical(VectorSchemaRoot batch, BufferAllocator alloc, boolean and,
       PhysicalExpr left, PhysicalExpr right) {
     int n = batch.getRowCount();
     try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
       BitVector out = Kernels.newBool(alloc, n);
+      if (a.vector() instanceof BitVector av && b.vector() instanceof BitVector bv) {
+        logicalWords(and, av, bv, out, n);
+        return Kernels.done(out, n);
+      }
       for (int i = 0; i < n; i++) {
         boolean an = a.isNull(i);
         boolean bn = b.isNull(i);
-        boolean av = !an && a.getBool(i);
-        boolean bv = !bn && b.getBool(i);
+        boolean avl = !an && a.getBool(i);
+        boolean bvl = !bn && b.getBool(i);
         if (and) {
-          if ((!an && !av) || (!bn && !bv)) out.set(i, 0);
+          if ((!an && !avl) || (!bn && !bvl)) out.set(i, 0);
           else if (!an && !bn) out.set(i, 1);
         } else {
-          if (av || bv) out.set(i, 1);
+          if (avl || bvl) out.set(i, 1);
           else if (!an && !bn) out.set(i, 0);
         }
       }
@@ -34,10 +42,61 @@ final class LogicKernels {
     }
   }
 
+  private static void logicalWords(boolean and, BitVector a, BitVector b, BitVector out, int n) {
+    org.apache.arrow.memory.ArrowBuf av = a.getValidityBuffer();
+    org.apache.arrow.memory.ArrowBuf ad = a.getDataBuffer();
+    org.apache.arrow.memory.ArrowBuf bv = b.getValidityBuffer();
+    org.apache.arrow.memory.ArrowBuf bd = b.getDataBuffer();
+    org.apache.arrow.memory.ArrowBuf ov = out.getValidityBuffer();
+    org.apache.arrow.memory.ArrowBuf od = out.getDataBuffer();
+    int bytes = (n + 7) >>> 3;
+    int i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+      long at = av.getLong(i) & ad.getLong(i);
+      long af = av.getLong(i) & ~ad.getLong(i);
+      long bt = bv.getLong(i) & bd.getLong(i);
+      long bf = bv.getLong(i) & ~bd.getLong(i);
+      long t = and ? at & bt : at | bt;
+      long f = and ? af | bf : af & bf;
+      ov.setLong(i, t | f);
+      od.setLong(i, t);
+    }
+    for (; i < bytes; i++) {
+      int at = av.getByte(i) & ad.getByte(i);
+      int af = av.getByte(i) & ~ad.getByte(i);
+      int bt = bv.getByte(i) & bd.getByte(i);
+      int bf = bv.getByte(i) & ~bd.getByte(i);
+      int t = and ? at & bt : at | bt;
+      int f = and ? af | bf : af & bf;
+      ov.setByte(i, t | f);
+      od.setByte(i, t);
+    }
+  }
+
   public static ColumnValues not(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr in) {
     int n = batch.getRowCount();
     try (ColumnValues a = in.eval(batch, alloc)) {
       BitVector out = Kernels.newBool(alloc, n);
+      if (a.vector() instanceof BitVector av) {
+        // NOT keeps the validity and flips the values of the valid rows
+        org.apache.arrow.memory.ArrowBuf v = av.getValidityBuffer();
+        org.apache.arrow.memory.ArrowBuf d = av.getDataBuffer();
+        org.apache.arrow.memory.ArrowBuf ov = out.getValidityBuffer();
+        org.apache.arrow.memory.ArrowBuf od = out.getDataBuffer();
+        int bytes = (n + 7) >>> 3;
+        int i = 0;
+        for (; i + 8 <= bytes; i += 8) {
+          long valid = v.getLong(i);
+          ov.setLong(i, valid);
+          od.setLong(i, valid & ~d.getLong(i));
+        }
+        for (; i < bytes; i++) {
+          int valid = v.getByte(i);
+          ov.setByte(i, valid);
+          od.setByte(i, valid & ~d.getByte(i));
+        }
+        return Kernels.done(out, n);
+      }
       for (int i = 0; i < n; i++) {
         if (!a.isNull(i)) out.set(i, a.getBool(i) ? 0 : 1);
       }
