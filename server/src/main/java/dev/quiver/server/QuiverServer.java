@@ -24,6 +24,7 @@ public final class QuiverServer implements AutoCloseable {
   private final String host;
   private final boolean tls;
   private boolean auth;
+  private int maxQueriesPerUser;
   private WarmUp warmUp;
 
   private QuiverServer(BufferAllocator allocator, FlightServer server, String host, boolean tls) {
@@ -75,6 +76,7 @@ public final class QuiverServer implements AutoCloseable {
       q.scanOptions = scanOptions;
       q.fileSystems = catalog.fileSystems();
       q.auth = config.auth();
+      q.maxQueriesPerUser = config.maxQueriesPerUser();
       return q;
     } catch (IOException | RuntimeException e) {
       scanOptions.close();
@@ -130,12 +132,22 @@ public final class QuiverServer implements AutoCloseable {
   /**
    * Warms the per-query path in the background with {@code executions} {@code SELECT 1}-like executions
    * (JDBC's four calls, then a plain Flight SQL client's two), sent over loopback; with authentication or TLS,
-   * through the engine only. A fresh JVM runs that path interpreted for its first few thousand queries. The
+   * or with {@code --max-queries-per-user 1} (a client's query must never wait for the warm-up's), through the
+   * engine only. The warm-up sends nothing while a client's query streams. A fresh JVM runs that path interpreted for its first few thousand queries. The
    * warm-up ends by itself, or at {@link #close()}.
    */
   public synchronized void warmUp(int executions) {
     if (executions <= 0 || warmUp != null) return;
-    warmUp = WarmUp.start(this, producer.engine(), host, !auth && !tls, executions);
+    warmUp = WarmUp.start(this, producer.engine(), host, !auth && !tls && maxQueriesPerUser > 1, executions);
+  }
+
+  /** Waits up to {@code ms} for the warm-up to end; true if it has (or none was started). For tests. */
+  boolean awaitWarmUp(long ms) throws InterruptedException {
+    WarmUp w;
+    synchronized (this) {
+      w = warmUp;
+    }
+    return w == null || w.await(ms);
   }
 
   public int port() {

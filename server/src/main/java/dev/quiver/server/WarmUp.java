@@ -18,8 +18,8 @@ import org.apache.arrow.memory.RootAllocator;
  * one that had served a while. A background thread sends {@code SELECT 1}-like statements to the server over
  * loopback, as the JDBC driver (CreatePreparedStatement, GetFlightInfo, DoGet, ClosePreparedStatement) and
  * a plain Flight SQL client (GetFlightInfo, DoGet) do. With authentication or TLS there is no loopback
- * client: only the engine (parse, plan, run) is warmed. The warm-up reads no table, holds no session, and
- * stops at the server's close.
+ * client: only the engine (parse, plan, run) is warmed. The warm-up reads no table, holds no session, waits
+ * while a client's query streams, and stops at the server's close.
  */
 final class WarmUp {
   private static final Logger LOG = Logger.getLogger(WarmUp.class.getName());
@@ -45,7 +45,7 @@ final class WarmUp {
     self[0] = new WarmUp(() -> {
       long t0 = System.nanoTime();
       try {
-        if (loopback) self[0].flight(host, server.port(), executions);
+        if (loopback) self[0].flight(server, host, server.port(), executions);
         else self[0].engine(engine, executions);
         LOG.fine(() -> "warm-up done in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
       } catch (Throwable t) {
@@ -56,18 +56,25 @@ final class WarmUp {
     return self[0];
   }
 
+  /** Waits up to {@code ms} for the warm-up to end; whether it has. */
+  boolean await(long ms) throws InterruptedException {
+    thread.join(ms);
+    return !thread.isAlive();
+  }
+
   /** Stops the warm-up and waits (briefly) for it to end. */
   void stop() throws InterruptedException {
     stopped = true;
     thread.join(5_000);
   }
 
-  private void flight(String host, int port, int executions) throws Exception {
+  private void flight(QuiverServer server, String host, int port, int executions) throws Exception {
     String loop = host.equals("0.0.0.0") || host.equals("::") || host.isEmpty() ? "127.0.0.1" : host;
     try (BufferAllocator allocator = new RootAllocator(64L << 20);
         FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure(loop, port)).build();
         FlightSqlClient sql = new FlightSqlClient(client)) {
       for (int i = 0; i < executions && !stopped; i++) {
+        while (server.runningQueries() > 0 && !stopped) Thread.sleep(5); // clients first
         String statement = STATEMENTS.get(i % STATEMENTS.size());
         try (FlightSqlClient.PreparedStatement ps = sql.prepare(statement)) { // as the JDBC driver does
           drain(sql, ps.execute());
