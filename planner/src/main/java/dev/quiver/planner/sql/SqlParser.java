@@ -42,7 +42,7 @@ public final class SqlParser {
    * hand-off to it and back cost two thread wake-ups per statement (most of a {@code SELECT 1}'s planning on a
    * loaded machine).
    */
-  static final int INLINE_MAX_CHARS = 2048;
+  static final int INLINE_MAX_CHARS = 256;
   static final int INLINE_MAX_NESTING = 2;
   private static final ExecutorService PARSERS = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(null, r, "quiver-sql-parser", 16L << 20);
