@@ -2,7 +2,7 @@ package dev.quiver.bench;
 
 import java.util.Arrays;
 
-/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|tpch|jmh [options]}. */
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|jmh [options]}. */
 public final class Bench {
   private Bench() {}
 
@@ -15,11 +15,13 @@ public final class Bench {
       case "pruning" -> PruningBenchmark.main(rest);
       case "tpch" -> TpchBenchmark.main(rest);
       case "load" -> LoadBenchmark.main(rest);
+      case "floor" -> FloorBenchmark.main(rest);
       case "jmh" -> dev.quiver.bench.jmh.JmhMain.main(rest);
       default -> {
         System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar pruning [--sf 1] [--runs 5] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar load [--clients 4,16,64] [--queries-per-client 25] [--out bench/results]");
+        System.err.println("       java -jar bench/target/quiver-bench.jar floor --servers label=host:port[,…] [--rounds 200] [--out DIR]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR] [--runs 5] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar jmh [--out bench/results] [JMH options, -h for them]");
         System.exit(2);

@@ -5,6 +5,9 @@ import java.nio.file.Path;
 
 /** {@code java -jar quiver-server.jar [--data DIR] [--host HOST] [--port PORT] [--query-memory BYTES]}. */
 public final class Main {
+  /** SELECT 1 executions a started server sends itself to warm its per-query path ({@code --warm-up N}). */
+  static final int DEFAULT_WARM_UP = 2000;
+
   private Main() {}
 
   public static void main(String[] args) throws Exception {
@@ -45,6 +48,7 @@ public final class Main {
     int maxQueuedPerUser = ServerConfig.DEFAULT_MAX_QUEUED_PER_USER;
     long maxStatementBytes = dev.quiver.planner.sql.SqlLimits.DEFAULT_MAX_STATEMENT_BYTES;
     boolean insecure = false;
+    int warmUp = DEFAULT_WARM_UP;
     dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -58,6 +62,7 @@ public final class Main {
         case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
         case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
         case "--insecure" -> insecure = true;
+        case "--warm-up" -> warmUp = Integer.parseInt(value(args, ++i));
         case "--no-simplify" -> settings = settings.withSimplify(false);
         case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
         case "--users" -> users.load(java.nio.file.Path.of(value(args, ++i)));
@@ -85,9 +90,9 @@ public final class Main {
       }
     }
     if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0 || maxStatementBytes <= 0
-        || maxQueuedPerUser < 0) {
+        || maxQueuedPerUser < 0 || warmUp < 0) {
       System.err.println("--query-memory, --server-memory and --max-statement-bytes must be positive, "
-          + "--max-queries-per-user at least 1, --query-queue-timeout-ms and --max-queued-per-user at least 0");
+          + "--max-queries-per-user at least 1, --query-queue-timeout-ms, --max-queued-per-user and --warm-up at least 0");
       System.exit(2);
     }
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -131,6 +136,7 @@ public final class Main {
         // shutting down
       }
     }));
+    server.warmUp(warmUp);
     System.out.println("Quiver is serving " + data + " on " + host + ":" + server.port());
     System.out.println("JDBC URL: " + server.jdbcUrl() + (users.isEmpty() ? "" : "&user=NAME&password=PASSWORD")
         + (tlsCert == null ? "" : "&tlsRootCerts=" + tlsCert));
@@ -200,7 +206,7 @@ public final class Main {
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
         + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"
-        + " [--max-queued-per-user N] [--max-statement-bytes BYTES]"
+        + " [--max-queued-per-user N] [--max-statement-bytes BYTES] [--warm-up N]"
         + " [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
         + " [--tls-client-ca PEM]] [--insecure]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT]"
@@ -220,6 +226,8 @@ public final class Main {
     System.out.println("  --query-queue-timeout-ms MS  how long such a query waits before RESOURCE_EXHAUSTED (default"
         + " 120000; 0: refuse at once)");
     System.out.println("  --max-statement-bytes BYTES  longest SQL statement accepted, in UTF-8 bytes (default 1m)");
+    System.out.println("  --warm-up N  after the start, send the server N SELECT 1 executions over loopback in the background,");
+    System.out.println("               so that the first queries do not run interpreted code (default " + DEFAULT_WARM_UP + "; 0: none)");
     System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }
 }

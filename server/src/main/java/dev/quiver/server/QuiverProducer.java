@@ -85,6 +85,10 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
   }
 
+  QueryEngine engine() {
+    return engine;
+  }
+
   /** Plans the engine has built (for operations and tests). */
   long plansBuilt() {
     return engine.plansBuilt();

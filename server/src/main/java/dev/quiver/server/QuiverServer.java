@@ -23,6 +23,9 @@ public final class QuiverServer implements AutoCloseable {
   private dev.quiver.scan.table.FileSystems fileSystems;
   private final String host;
   private final boolean tls;
+  private boolean auth;
+  private int maxQueriesPerUser;
+  private WarmUp warmUp;
 
   private QuiverServer(BufferAllocator allocator, FlightServer server, String host, boolean tls) {
     this.allocator = allocator;
@@ -72,6 +75,8 @@ public final class QuiverServer implements AutoCloseable {
       q.producer = producer;
       q.scanOptions = scanOptions;
       q.fileSystems = catalog.fileSystems();
+      q.auth = config.auth();
+      q.maxQueriesPerUser = config.maxQueriesPerUser();
       return q;
     } catch (IOException | RuntimeException e) {
       scanOptions.close();
@@ -124,6 +129,27 @@ public final class QuiverServer implements AutoCloseable {
     return producer.plansBuilt();
   }
 
+  /**
+   * Warms the per-query path in the background with {@code executions} {@code SELECT 1}-like executions
+   * (JDBC's four calls, then a plain Flight SQL client's two), sent over loopback; with authentication or TLS,
+   * or with {@code --max-queries-per-user 1} (a client's query must never wait for the warm-up's), through the
+   * engine only. The warm-up sends nothing while a client's query streams. A fresh JVM runs that path interpreted for its first few thousand queries. The
+   * warm-up ends by itself, or at {@link #close()}.
+   */
+  public synchronized void warmUp(int executions) {
+    if (executions <= 0 || warmUp != null) return;
+    warmUp = WarmUp.start(this, producer.engine(), host, !auth && !tls && maxQueriesPerUser > 1, executions);
+  }
+
+  /** Waits up to {@code ms} for the warm-up to end; true if it has (or none was started). For tests. */
+  boolean awaitWarmUp(long ms) throws InterruptedException {
+    WarmUp w;
+    synchronized (this) {
+      w = warmUp;
+    }
+    return w == null || w.await(ms);
+  }
+
   public int port() {
     return server.getPort();
   }
@@ -139,6 +165,9 @@ public final class QuiverServer implements AutoCloseable {
   /** Stops the server and closes the root allocator; a query buffer still allocated fails the close. */
   @Override
   public void close() throws InterruptedException {
+    synchronized (this) {
+      if (warmUp != null) warmUp.stop();
+    }
     try {
       server.shutdown();
       server.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);

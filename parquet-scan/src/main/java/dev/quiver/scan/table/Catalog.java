@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A catalog is a snapshot of the directory: {@link #refresh()} takes a new one, and the planner takes
  * one per query, so that files added, deleted or replaced (by ETL jobs, while the server runs) are seen by
- * the next query, and a query sees one version of each table however often it names it. Taking a
- * snapshot lists the data directory; a table is resolved when a query first names it: its files are
+ * the next query, and a query sees one version of each table however often it names it. A snapshot
+ * lists the data directory when it is first asked for a table (one naming none lists nothing); a table is resolved when a query first names it: its files are
  * listed and their versions (length, modification time, identity: {@link FileVersions}) compared with
  * those of the last resolution, which is reused if nothing changed (footers are cached by file version,
  * so an unchanged table costs a listing and no read). A scan checks that each file is still the version
@@ -78,7 +78,8 @@ public final class Catalog {
   }
 
   private final Directory directory;
-  private final Map<String, Entry> entries; // lower-case name -> entry, sorted
+  /** Lower-case name -> entry, sorted; null until a table is first asked for (then listed, once). */
+  private volatile Map<String, Entry> entries;
   private final Map<String, Resolved> resolved = new ConcurrentHashMap<>(); // this snapshot's tables
 
   private Catalog(Directory directory, Map<String, Entry> entries) {
@@ -116,15 +117,30 @@ public final class Catalog {
     return catalog;
   }
 
-  /** A new snapshot of the same data directory: lists it again (tables are resolved when named). */
+  /**
+   * A new snapshot of the same data directory: lists it again when a table is first asked for (tables are
+   * resolved when named), so that a statement naming no table (a pool's {@code SELECT 1}) lists nothing.
+   */
   public Catalog refresh() {
-    return snapshot(directory);
+    return new Catalog(directory, null);
+  }
+
+  /** The data directory's top level as this snapshot sees it: listed by the first call, the same ever after. */
+  private Map<String, Entry> entries() {
+    Map<String, Entry> e = entries;
+    if (e == null) {
+      synchronized (this) {
+        e = entries;
+        if (e == null) entries = e = list(directory);
+      }
+    }
+    return e;
   }
 
   /** The table named {@code name}, or null; fails with the reason if the table's files cannot be read. */
   public ParquetTable table(String name) {
     String key = name.toLowerCase(Locale.ROOT);
-    Entry entry = entries.get(key);
+    Entry entry = entries().get(key);
     if (entry == null) return null;
     Resolved r = resolve(key, entry);
     if (r.error() != null) {
@@ -137,7 +153,7 @@ public final class Catalog {
   /** Every table of the snapshot (unreadable ones with no columns), by name. */
   public List<ParquetTable> tables() {
     List<ParquetTable> out = new ArrayList<>();
-    for (var e : entries.entrySet()) {
+    for (var e : entries().entrySet()) {
       ParquetTable t = resolve(e.getKey(), e.getValue()).table();
       if (t != null) out.add(t);
     }
@@ -163,8 +179,13 @@ public final class Catalog {
     return r;
   }
 
-  /** Lists the data directory's top level: its tables' files and directories (not what is inside them). */
+  /** A snapshot listed now. */
   private static Catalog snapshot(Directory d) {
+    return new Catalog(d, list(d));
+  }
+
+  /** Lists the data directory's top level: its tables' files and directories (not what is inside them). */
+  private static Map<String, Entry> list(Directory d) {
     Map<String, Entry> entries = new TreeMap<>();
     try {
       FileSystem fs = d.fileSystems.fileSystem(d.root);
@@ -188,7 +209,7 @@ public final class Catalog {
       throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list data directory " + d.location + ": " + e.getMessage(), e);
     }
     d.last.keySet().retainAll(entries.keySet()); // forget tables that are gone
-    return new Catalog(d, Collections.unmodifiableMap(entries));
+    return Collections.unmodifiableMap(entries);
   }
 
   /**

@@ -84,6 +84,28 @@ class CatalogRefreshTest {
   }
 
   @Test
+  void aSnapshotListsTheDirectoryWhenFirstAskedForATableThenKeepsThatListing() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("lazy"));
+    write(data.resolve("t.parquet"), 0, 10, 10);
+    Catalog open = Catalog.open(data.toString());
+    Catalog snapshot = open.refresh();
+    write(data.resolve("v.parquet"), 0, 3, 3); // before the snapshot's first use: seen
+    assertThat(snapshot.tables()).extracting(ParquetTable::name).containsExactly("t", "v");
+    write(data.resolve("w.parquet"), 0, 3, 3); // after it: not this snapshot's
+    assertThat(snapshot.table("w")).isNull();
+    assertThat(snapshot.refresh().table("w")).isNotNull();
+
+    // a snapshot nobody asks for a table (SELECT 1) lists nothing: even a vanished directory goes unnoticed
+    try (var files = Files.walk(data)) {
+      for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(f);
+    }
+    Catalog unlisted = open.refresh();
+    QuiverException e = catchThrowableOfType(() -> unlisted.table("t"), QuiverException.class);
+    assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND);
+    assertThat(e.getMessage()).contains("does not exist");
+  }
+
+  @Test
   void refreshSeesReplacedNewAndDeletedFiles() throws Exception {
     write(dir.resolve("t.parquet"), 0, 1000, 250);
     write(dir.resolve("u.parquet"), 0, 10, 10);

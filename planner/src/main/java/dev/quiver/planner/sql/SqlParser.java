@@ -36,6 +36,14 @@ public final class SqlParser {
    * runs this long (a shape the parse cost does not see) is stopped so that it cannot hold a thread for hours.
    */
   static final long SAFETY_NET_SECONDS = 60;
+  /**
+   * Statements at most this long (characters) whose parentheses nest at most {@link #INLINE_MAX_NESTING} deep
+   * parse on the caller's thread: they need neither the parser thread's deep stack nor the safety net, and the
+   * hand-off to it and back cost two thread wake-ups per statement (most of a {@code SELECT 1}'s planning on a
+   * loaded machine).
+   */
+  static final int INLINE_MAX_CHARS = 256;
+  static final int INLINE_MAX_NESTING = 2;
   private static final ExecutorService PARSERS = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(null, r, "quiver-sql-parser", 16L << 20);
     t.setDaemon(true);
@@ -61,13 +69,14 @@ public final class SqlParser {
     SqlText.Cost cost = SqlText.parseCost(sql, prepared.tokens());
     limits.checkParseCost(sql, cost);
     String text = prepared.text();
+    boolean inline = text.length() <= INLINE_MAX_CHARS && cost.maxParenDepth() <= INLINE_MAX_NESTING;
     Statement statement;
     try {
       try {
-        statement = parse(text, false);
+        statement = parse(text, false, inline);
       } catch (JSQLParserException simple) {
         if (causedBy(simple, StackOverflowError.class) || cost.maxParenDepth() > COMPLEX_PARSING_MAX_NESTING) throw simple;
-        statement = parse(text, true);
+        statement = parse(text, true, inline);
       }
     } catch (JSQLParserException e) {
       if (causedBy(e, StackOverflowError.class)) throw limits.tooDeep(sql, -1);
@@ -97,8 +106,18 @@ public final class SqlParser {
     }
   }
 
-  private static Statement parse(String sql, boolean complex) throws JSQLParserException {
+  /** Parses {@code sql} on the caller's thread if {@code inline}, else on a parser thread; the same outcome either way. */
+  static Statement parse(String sql, boolean complex, boolean inline) throws JSQLParserException {
     CCJSqlParser parser = new Parser(sql).withAllowComplexParsing(complex);
+    if (inline) {
+      try {
+        return parser.Statement();
+      } catch (StackOverflowError e) {
+        throw e;
+      } catch (Throwable t) { // as the parser thread's ExecutionException would carry it
+        throw new JSQLParserException(t);
+      }
+    }
     Future<Statement> future = PARSERS.submit(parser::Statement);
     try {
       return future.get(SAFETY_NET_SECONDS, TimeUnit.SECONDS);

@@ -1,0 +1,107 @@
+package dev.quiver.server;
+
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * Warms the per-query path of a freshly started server: a fresh JVM runs the code every query passes through
+ * (gRPC and Netty, Flight, the producer, parsing, planning, the result stream) interpreted for its first few
+ * thousand queries, which made the floor of a new server ({@code SELECT 1} through JDBC) about twice that of
+ * one that had served a while. A background thread sends {@code SELECT 1}-like statements to the server over
+ * loopback, as the JDBC driver (CreatePreparedStatement, GetFlightInfo, DoGet, ClosePreparedStatement) and
+ * a plain Flight SQL client (GetFlightInfo, DoGet) do. With authentication or TLS there is no loopback
+ * client: only the engine (parse, plan, run) is warmed. The warm-up reads no table, holds no session, waits
+ * while a client's query streams, and stops at the server's close.
+ */
+final class WarmUp {
+  private static final Logger LOG = Logger.getLogger(WarmUp.class.getName());
+  /** What is sent: constants and expressions only (no table is read, nothing a client could notice). */
+  static final List<String> STATEMENTS = List.of("SELECT 1", "SELECT 1 + 1 AS two, 'a' || 'b' AS ab, CAST(2.5 AS DOUBLE) * 2 AS d");
+
+  private final Thread thread;
+  private volatile boolean stopped;
+
+  private WarmUp(Runnable body) {
+    thread = new Thread(body, "quiver-warm-up");
+    thread.setDaemon(true);
+    thread.setPriority(Thread.MIN_PRIORITY);
+  }
+
+  /**
+   * Starts warming {@code server} with {@code executions} executions of each kind in the background; over
+   * loopback Flight if {@code loopback}, else through {@code engine} only.
+   */
+  static WarmUp start(QuiverServer server, dev.quiver.planner.QueryEngine engine, String host, boolean loopback,
+      int executions) {
+    WarmUp[] self = new WarmUp[1];
+    self[0] = new WarmUp(() -> {
+      long t0 = System.nanoTime();
+      try {
+        if (loopback) self[0].flight(server, host, server.port(), executions);
+        else self[0].engine(engine, executions);
+        LOG.fine(() -> "warm-up done in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+      } catch (Throwable t) {
+        if (!self[0].stopped) LOG.log(Level.FINE, "warm-up stopped", t); // never fatal: only speed is at stake
+      }
+    });
+    self[0].thread.start();
+    return self[0];
+  }
+
+  /** Waits up to {@code ms} for the warm-up to end; whether it has. */
+  boolean await(long ms) throws InterruptedException {
+    thread.join(ms);
+    return !thread.isAlive();
+  }
+
+  /** Stops the warm-up and waits (briefly) for it to end. */
+  void stop() throws InterruptedException {
+    stopped = true;
+    thread.join(5_000);
+  }
+
+  private void flight(QuiverServer server, String host, int port, int executions) throws Exception {
+    String loop = host.equals("0.0.0.0") || host.equals("::") || host.isEmpty() ? "127.0.0.1" : host;
+    try (BufferAllocator allocator = new RootAllocator(64L << 20);
+        FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure(loop, port)).build();
+        FlightSqlClient sql = new FlightSqlClient(client)) {
+      for (int i = 0; i < executions && !stopped; i++) {
+        while (server.runningQueries() > 0 && !stopped) Thread.sleep(5); // clients first
+        String statement = STATEMENTS.get(i % STATEMENTS.size());
+        try (FlightSqlClient.PreparedStatement ps = sql.prepare(statement)) { // as the JDBC driver does
+          drain(sql, ps.execute());
+        }
+        if (stopped) break;
+        drain(sql, sql.execute(statement)); // as ADBC, pyarrow and FlightSqlClient do
+      }
+    }
+  }
+
+  private static void drain(FlightSqlClient sql, FlightInfo info) throws Exception {
+    try (FlightStream s = sql.getStream(info.getEndpoints().get(0).getTicket())) {
+      while (s.next()) {
+        // results are dropped
+      }
+    }
+  }
+
+  private void engine(dev.quiver.planner.QueryEngine engine, int executions) throws Exception {
+    try (BufferAllocator allocator = new RootAllocator(64L << 20)) {
+      for (int i = 0; i < executions && !stopped; i++) {
+        dev.quiver.planner.PreparedQuery q = engine.prepare(STATEMENTS.get(i % STATEMENTS.size()), allocator);
+        try (dev.quiver.planner.QueryExecution e = engine.execute(q, allocator)) {
+          org.apache.arrow.vector.VectorSchemaRoot batch;
+          while ((batch = e.next()) != null) batch.close();
+        }
+      }
+    }
+  }
+}
