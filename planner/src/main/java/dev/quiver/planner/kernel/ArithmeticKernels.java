@@ -109,13 +109,33 @@ final class ArithmeticKernels {
     }
   }
 
+  /** Off in tests, to compare the in-place decimal path against the row-by-row one. */
+  static volatile boolean inPlace = org.apache.arrow.memory.util.MemoryUtil.LITTLE_ENDIAN;
+
   /**
-   * Decimal +, -, * over whole arrays of unscaled longs, written straight into the result's buffers;
-   * a row whose result does not fit takes the exact BigDecimal path. False when an input does not fit.
+   * Decimal +, -, * on unscaled longs read in place from the inputs' 16-byte slots (a literal: one long),
+   * written straight into the result's buffers, 64 rows (one validity word) at a time. Overflow is checked
+   * without exceptions (Math.multiplyHigh for products and rescaling, sign tests for sums, the result
+   * type's precision); a row whose input or result does not fit a long takes the exact BigDecimal path.
+   * False when the inputs are not both DECIMALs of a kind read here.
    */
   private static boolean decimalFast(ArithOp op, ColumnValues a, int scaleA, ColumnValues b, int scaleB,
       ArrowType.Decimal type, int n, FieldVector out) {
     if (op != ArithOp.ADD && op != ArithOp.SUBTRACT && op != ArithOp.MULTIPLY) return false;
+    int s = type.getScale();
+    long fa = 1;
+    long fb = 1;
+    if (op == ArithOp.MULTIPLY) {
+      if (s != scaleA + scaleB) return false;
+    } else {
+      if (s < scaleA || s < scaleB || s - scaleA >= Kernels.POW10.length || s - scaleB >= Kernels.POW10.length) return false;
+      fa = Kernels.POW10[s - scaleA];
+      fb = Kernels.POW10[s - scaleB];
+    }
+    if (inPlace) {
+      Boolean done = decimalInPlace(op, a, fa, b, fb, type, n, out);
+      if (done != null) return done;
+    }
     long[] x = BatchValues.unscaled(a, n);
     long[] y = x == null ? null : BatchValues.unscaled(b, n);
     if (y == null) return false;
@@ -141,6 +161,101 @@ final class ArithmeticKernels {
     }
     out.getDataBuffer().setBytes(0, staged, 0, staged.length);
     if (!nulls) BatchValues.setAllValid(validity, n);
+    for (int k = 0; k < exactCount; k++) {
+      int i = exact[k];
+      Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));
+    }
+    return true;
+  }
+
+  /** {@link #decimalFast} in place; null when an input is neither a DecimalVector nor a literal. */
+  private static Boolean decimalInPlace(ArithOp op, ColumnValues a, long fa, ColumnValues b, long fb,
+      ArrowType.Decimal type, int n, FieldVector out) {
+    FieldVector va = a.vector();
+    FieldVector vb = b.vector();
+    if (va != null && !(va instanceof org.apache.arrow.vector.DecimalVector)) return null;
+    if (vb != null && !(vb instanceof org.apache.arrow.vector.DecimalVector)) return null;
+    if (!(out instanceof org.apache.arrow.vector.DecimalVector)) return null;
+    long bytes = (long) n * 16;
+    if (va != null && (va.getDataBuffer().capacity() < bytes || va.getValueCount() < n)) return null;
+    if (vb != null && (vb.getDataBuffer().capacity() < bytes || vb.getValueCount() < n)) return null;
+    if (out.getDataBuffer().capacity() < bytes) return null;
+    long ka = 0;
+    long kb = 0;
+    try {
+      if (va == null) {
+        if (a.isNull(0)) return true; // NULL for every row: out is all NULL already
+        ka = a.getUnscaledLong(0);
+      }
+      if (vb == null) {
+        if (b.isNull(0)) return true;
+        kb = b.getUnscaledLong(0);
+      }
+    } catch (ArithmeticException wide) {
+      return null;
+    }
+    long pa = va == null ? 0 : va.getDataBuffer().memoryAddress();
+    long pb = vb == null ? 0 : vb.getDataBuffer().memoryAddress();
+    long po = out.getDataBuffer().memoryAddress();
+    int stepA = va == null ? 0 : 16;
+    int stepB = vb == null ? 0 : 16;
+    long bound = type.getPrecision() <= 18 ? Kernels.POW10[type.getPrecision()] : Long.MAX_VALUE;
+    boolean multiply = op == ArithOp.MULTIPLY;
+    long sign = op == ArithOp.SUBTRACT ? -1 : 1;
+    org.apache.arrow.memory.ArrowBuf ov = out.getValidityBuffer();
+    int[] exact = null;
+    int exactCount = 0;
+    int words = (n + 63) >>> 6;
+    for (int w = 0; w < words; w++) {
+      int start = w << 6;
+      int end = Math.min(64, n - start);
+      long valid = (va == null ? -1L : CompareKernels.word(va.getValidityBuffer(), w, n))
+          & (vb == null ? -1L : CompareKernels.word(vb.getValidityBuffer(), w, n));
+      if (end < 64) valid &= (1L << end) - 1;
+      long bad = 0;
+      for (int k = 0; k < end; k++) {
+        int i = start + k;
+        long x = ka;
+        long xHigh = ka >> 63;
+        if (stepA != 0) {
+          long at = pa + ((long) i << 4);
+          x = org.apache.arrow.memory.util.MemoryUtil.getLong(at);
+          xHigh = org.apache.arrow.memory.util.MemoryUtil.getLong(at + 8);
+        }
+        long y = kb;
+        long yHigh = kb >> 63;
+        if (stepB != 0) {
+          long at = pb + ((long) i << 4);
+          y = org.apache.arrow.memory.util.MemoryUtil.getLong(at);
+          yHigh = org.apache.arrow.memory.util.MemoryUtil.getLong(at + 8);
+        }
+        boolean ok = xHigh == (x >> 63) & yHigh == (y >> 63);
+        long r;
+        if (multiply) {
+          r = x * y;
+          ok &= Math.multiplyHigh(x, y) == (r >> 63);
+        } else {
+          long sx = x * fa;
+          long sy = y * fb * sign;
+          ok &= Math.multiplyHigh(x, fa) == (sx >> 63) & Math.multiplyHigh(y, fb) == ((y * fb) >> 63)
+              & (y * fb) != Long.MIN_VALUE;
+          r = sx + sy;
+          ok &= ((sx ^ r) & (sy ^ r)) >= 0;
+        }
+        ok &= r < bound & r > -bound;
+        bad |= (ok ? 0L : 1L) << k;
+        long at = po + ((long) i << 4);
+        org.apache.arrow.memory.util.MemoryUtil.putLong(at, r);
+        org.apache.arrow.memory.util.MemoryUtil.putLong(at + 8, r >> 63);
+      }
+      CompareKernels.put(ov, w, valid);
+      bad &= valid;
+      while (bad != 0) {
+        if (exact == null) exact = new int[n];
+        exact[exactCount++] = start + Long.numberOfTrailingZeros(bad);
+        bad &= bad - 1;
+      }
+    }
     for (int k = 0; k < exactCount; k++) {
       int i = exact[k];
       Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));

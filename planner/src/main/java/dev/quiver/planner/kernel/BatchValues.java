@@ -64,15 +64,20 @@ public final class BatchValues {
   public static int selectTrue(ColumnValues mask, int n, int[] selected) {
     int count = 0;
     if (mask.vector() instanceof BitVector bits) {
+      // 64 rows a word: TRUE is valid and set
       ArrowBuf valid = bits.getValidityBuffer();
       ArrowBuf data = bits.getDataBuffer();
-      int bytes = (n + 7) >>> 3;
-      for (int b = 0; b < bytes; b++) {
-        int m = valid.getByte(b) & data.getByte(b) & 0xFF;
+      int words = (n + 63) >>> 6;
+      for (int w = 0; w < words; w++) {
+        long m = CompareKernels.word(valid, w, n) & CompareKernels.word(data, w, n);
+        int base = w << 6;
+        if (m == -1L) {
+          for (int k = 0; k < 64; k++) selected[count + k] = base + k;
+          count += 64;
+          continue;
+        }
         while (m != 0) {
-          int bit = Integer.numberOfTrailingZeros(m);
-          int row = (b << 3) + bit;
-          if (row < n) selected[count++] = row;
+          selected[count++] = base + Long.numberOfTrailingZeros(m);
           m &= m - 1;
         }
       }
