@@ -191,6 +191,12 @@ class CompareKernelsTest {
           List<Integer> trueRows = new ArrayList<>();
           for (int i = 0; i < rows.size(); i++) if (Boolean.TRUE.equals(out.get(i))) trueRows.add(i);
           assertThat(java.util.Arrays.stream(selected, 0, count).boxed().toList()).as(e + " selectTrue").isEqualTo(trueRows);
+          boolean[] keep = new boolean[rows.size()];
+          java.util.Arrays.fill(keep, true);
+          assertThat(BatchValues.keepTrue(v, rows.size(), keep)).as(e + " keepTrue").isEqualTo(trueRows.size());
+          boolean[] want = new boolean[rows.size()];
+          for (int i = 0; i < rows.size(); i++) want[i] = Boolean.TRUE.equals(out.get(i));
+          assertThat(keep).as(e + " keepTrue").isEqualTo(want);
         }
         return out;
       } catch (dev.quiver.common.QuiverException err) {
