@@ -10,7 +10,6 @@ import dev.quiver.planner.kernel.PhysicalExpr;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.scan.predicate.RowPredicate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -52,14 +51,8 @@ final class ScanFilter implements RowPredicate {
 
   @Override
   public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
-    int n = batch.getRowCount();
-    int[] selected = new int[n];
-    int count;
     try (ColumnValues mask = condition.eval(batch, allocator)) {
-      count = BatchValues.selectTrue(mask, n, selected);
+      return BatchValues.keepTrue(mask, batch.getRowCount(), keep);
     }
-    Arrays.fill(keep, 0, n, false);
-    for (int k = 0; k < count; k++) keep[selected[k]] = true;
-    return count;
   }
 }

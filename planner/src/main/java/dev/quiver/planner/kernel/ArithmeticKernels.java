@@ -77,7 +77,7 @@ final class ArithmeticKernels {
         boolean fast = f == Family.DECIMAL && a.type() instanceof ArrowType.Decimal && b.type() instanceof ArrowType.Decimal;
         int scaleA = a.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
         int scaleB = b.type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
-        if (fast && decimalFast(op, a, scaleA, b, scaleB, (ArrowType.Decimal) type, n, out)) return Kernels.done(out, n);
+        if (fast && decimalFast(op, a, scaleA, b, scaleB, (ArrowType.Decimal) type, n, out, alloc)) return Kernels.done(out, n);
         for (int i = 0; i < n; i++) {
           if (a.isNull(i) || b.isNull(i)) continue;
           switch (f) {
@@ -109,13 +109,33 @@ final class ArithmeticKernels {
     }
   }
 
+  /** Off in tests, to compare the in-place decimal path against the row-by-row one. */
+  static volatile boolean inPlace = org.apache.arrow.memory.util.MemoryUtil.LITTLE_ENDIAN;
+
   /**
-   * Decimal +, -, * over whole arrays of unscaled longs, written straight into the result's buffers;
-   * a row whose result does not fit takes the exact BigDecimal path. False when an input does not fit.
+   * Decimal +, -, * on unscaled longs read in place from the inputs' 16-byte slots (a literal: one long),
+   * written straight into the result's buffers, 64 rows (one validity word) at a time. Overflow is checked
+   * without exceptions (Math.multiplyHigh for products and rescaling, sign tests for sums, the result
+   * type's precision); a row whose input or result does not fit a long takes the exact BigDecimal path.
+   * False when the inputs are not both DECIMALs of a kind read here.
    */
   private static boolean decimalFast(ArithOp op, ColumnValues a, int scaleA, ColumnValues b, int scaleB,
-      ArrowType.Decimal type, int n, FieldVector out) {
+      ArrowType.Decimal type, int n, FieldVector out, BufferAllocator alloc) {
     if (op != ArithOp.ADD && op != ArithOp.SUBTRACT && op != ArithOp.MULTIPLY) return false;
+    int s = type.getScale();
+    long fa = 1;
+    long fb = 1;
+    if (op == ArithOp.MULTIPLY) {
+      if (s != scaleA + scaleB) return false;
+    } else {
+      if (s < scaleA || s < scaleB || s - scaleA >= Kernels.POW10.length || s - scaleB >= Kernels.POW10.length) return false;
+      fa = Kernels.POW10[s - scaleA];
+      fb = Kernels.POW10[s - scaleB];
+    }
+    if (inPlace) {
+      Boolean done = decimalInPlace(op, a, fa, b, fb, type, n, out, alloc);
+      if (done != null) return done;
+    }
     long[] x = BatchValues.unscaled(a, n);
     long[] y = x == null ? null : BatchValues.unscaled(b, n);
     if (y == null) return false;
@@ -146,6 +166,128 @@ final class ArithmeticKernels {
       Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));
     }
     return true;
+  }
+
+  /** {@link #decimalFast} in place; null when an input is neither a DecimalVector nor a literal. */
+  private static Boolean decimalInPlace(ArithOp op, ColumnValues a, long fa, ColumnValues b, long fb,
+      ArrowType.Decimal type, int n, FieldVector out, BufferAllocator alloc) {
+    FieldVector va = a.vector();
+    FieldVector vb = b.vector();
+    if (va != null && !(va instanceof org.apache.arrow.vector.DecimalVector)) return null;
+    if (vb != null && !(vb instanceof org.apache.arrow.vector.DecimalVector)) return null;
+    if (!(out instanceof org.apache.arrow.vector.DecimalVector)) return null;
+    long bytes = (long) n * 16;
+    if (va != null && (va.getDataBuffer().capacity() < bytes || va.getValueCount() < n)) return null;
+    if (vb != null && (vb.getDataBuffer().capacity() < bytes || vb.getValueCount() < n)) return null;
+    if (out.getDataBuffer().capacity() < bytes) return null;
+    long ka = 0;
+    long kb = 0;
+    try {
+      if (va == null) {
+        if (a.isNull(0)) return true; // NULL for every row: out is all NULL already
+        ka = a.getUnscaledLong(0);
+      }
+      if (vb == null) {
+        if (b.isNull(0)) return true;
+        kb = b.getUnscaledLong(0);
+      }
+    } catch (ArithmeticException wide) {
+      return null;
+    }
+    int[] exact = null;
+    int exactCount = 0;
+    // a literal is read from one 16-byte slot for every row: one loop for every shape
+    try (org.apache.arrow.memory.ArrowBuf literals = alloc.buffer(32)) {
+      literals.setLong(0, ka);
+      literals.setLong(8, ka >> 63);
+      literals.setLong(16, kb);
+      literals.setLong(24, kb >> 63);
+      long pa = va == null ? literals.memoryAddress() : va.getDataBuffer().memoryAddress();
+      long pb = vb == null ? literals.memoryAddress() + 16 : vb.getDataBuffer().memoryAddress();
+      // the slot of row i is at (i << 4) & mask: mask 0 for a literal
+      long maskA = va == null ? 0L : -1L;
+      long maskB = vb == null ? 0L : -1L;
+      long po = out.getDataBuffer().memoryAddress();
+      long bound = type.getPrecision() <= 18 ? Kernels.POW10[type.getPrecision()] : Long.MAX_VALUE;
+      org.apache.arrow.memory.ArrowBuf ov = out.getValidityBuffer();
+      boolean subtract = op == ArithOp.SUBTRACT;
+      int words = (n + 63) >>> 6;
+      for (int w = 0; w < words; w++) {
+        int start = w << 6;
+        int end = Math.min(64, n - start);
+        long valid = (va == null ? -1L : CompareKernels.word(va.getValidityBuffer(), w, n))
+            & (vb == null ? -1L : CompareKernels.word(vb.getValidityBuffer(), w, n));
+        if (end < 64) valid &= (1L << end) - 1;
+        long bad = switch (op) {
+          case MULTIPLY -> multiplyWord(pa, maskA, pb, maskB, po, start, end, bound);
+          default -> addWord(pa, maskA, fa, pb, maskB, fb, subtract, po, start, end, bound);
+        };
+        CompareKernels.put(ov, w, valid);
+        bad &= valid;
+        while (bad != 0) {
+          if (exact == null) exact = new int[n];
+          exact[exactCount++] = start + Long.numberOfTrailingZeros(bad);
+          bad &= bad - 1;
+        }
+      }
+    }
+    for (int k = 0; k < exactCount; k++) {
+      int i = exact[k];
+      Vectors.set(out, i, decimalOp(op, decimalOf(a, i), decimalOf(b, i), type));
+    }
+    return true;
+  }
+
+  /**
+   * Products of rows {@code [start, start + end)} written as 128-bit values; the rows whose inputs or
+   * product do not fit a long, or whose product reaches {@code bound}, as bits (they are redone exactly).
+   */
+  private static long multiplyWord(long pa, long maskA, long pb, long maskB, long po, int start, int end, long bound) {
+    long bad = 0;
+    for (int k = 0; k < end; k++) {
+      long i = (long) (start + k) << 4;
+      long at = pa + (i & maskA);
+      long bt = pb + (i & maskB);
+      long x = org.apache.arrow.memory.util.MemoryUtil.getLong(at);
+      long y = org.apache.arrow.memory.util.MemoryUtil.getLong(bt);
+      long xh = org.apache.arrow.memory.util.MemoryUtil.getLong(at + 8);
+      long yh = org.apache.arrow.memory.util.MemoryUtil.getLong(bt + 8);
+      long r = x * y;
+      boolean ok = xh == (x >> 63) & yh == (y >> 63) & Math.multiplyHigh(x, y) == (r >> 63) & r < bound & r > -bound;
+      bad |= (ok ? 0L : 1L) << k;
+      org.apache.arrow.memory.util.MemoryUtil.putLong(po + i, r);
+      org.apache.arrow.memory.util.MemoryUtil.putLong(po + i + 8, r >> 63);
+    }
+    return bad;
+  }
+
+  /** Sums (differences) of rows at the result's scale, as {@link #multiplyWord}; {@code fa}, {@code fb} rescale. */
+  private static long addWord(long pa, long maskA, long fa, long pb, long maskB, long fb, boolean subtract, long po,
+      int start, int end, long bound) {
+    long bad = 0;
+    for (int k = 0; k < end; k++) {
+      long i = (long) (start + k) << 4;
+      long at = pa + (i & maskA);
+      long bt = pb + (i & maskB);
+      long x = org.apache.arrow.memory.util.MemoryUtil.getLong(at);
+      long y = org.apache.arrow.memory.util.MemoryUtil.getLong(bt);
+      long xh = org.apache.arrow.memory.util.MemoryUtil.getLong(at + 8);
+      long yh = org.apache.arrow.memory.util.MemoryUtil.getLong(bt + 8);
+      long sx = x * fa;
+      long sy = y * fb;
+      boolean ok = xh == (x >> 63) & yh == (y >> 63)
+          & Math.multiplyHigh(x, fa) == (sx >> 63) & Math.multiplyHigh(y, fb) == (sy >> 63);
+      if (subtract) {
+        ok &= sy != Long.MIN_VALUE;
+        sy = -sy;
+      }
+      long r = sx + sy;
+      ok &= ((sx ^ r) & (sy ^ r)) >= 0 & r < bound & r > -bound;
+      bad |= (ok ? 0L : 1L) << k;
+      org.apache.arrow.memory.util.MemoryUtil.putLong(po + i, r);
+      org.apache.arrow.memory.util.MemoryUtil.putLong(po + i + 8, r >> 63);
+    }
+    return bad;
   }
 
   /**

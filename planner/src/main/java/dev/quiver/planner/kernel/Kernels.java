@@ -79,6 +79,7 @@ public final class Kernels {
     try (ColumnValues a = left.eval(batch, alloc); ColumnValues b = right.eval(batch, alloc)) {
       BitVector out = newBool(alloc, n);
       try {
+        if (CompareKernels.compare(op, f, a, b, n, out)) return done(out, n);
         if (compareFast(op, f, a, b, n, out)) return done(out, n);
         if (f == Family.DECIMAL && smallDecimal(a.type()) && a.type().equals(b.type())) {
           for (int i = 0; i < n; i++) {
