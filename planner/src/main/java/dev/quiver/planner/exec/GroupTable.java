@@ -136,6 +136,7 @@ final class GroupTable {
     int[] lastIds;
     ColumnValues v;
     int n;
+    boolean nulls;
     int nullId = -1;
 
     static ColumnKeys of(ArrowType t) {
@@ -154,6 +155,7 @@ final class GroupTable {
     void batch(ColumnValues values, int rows) {
       this.v = values;
       this.n = rows;
+      this.nulls = values.vector() != null && values.vector().getNullCount() > 0;
       if (lastIds == null || lastIds.length < rows) lastIds = new int[rows];
       prepare();
     }
@@ -182,7 +184,7 @@ final class GroupTable {
       if (v.vector() == null) {
         int id = v.isNull(0) ? nullId() : idOf(0);
         Arrays.fill(out, lo, hi, id);
-      } else if (v.vector().getNullCount() == 0) {
+      } else if (!nulls) {
         for (int i = lo; i < hi; i++) out[i] = idOf(i);
       } else {
         for (int i = lo; i < hi; i++) out[i] = v.isNull(i) ? nullId() : idOf(i);
