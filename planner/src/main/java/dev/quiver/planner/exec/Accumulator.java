@@ -44,7 +44,14 @@ abstract class Accumulator {
 
   /** The factory of {@code call}'s accumulators. */
   static Factory factory(AggregateCall call) {
-    return memory -> create(call, memory);
+    return new CallFactory(call);
+  }
+
+  /** The factory of {@code call}'s accumulators; AggregateExec reads the call to keep typed per-group state. */
+  record CallFactory(AggregateCall call) implements Factory {
+    @Override public Accumulator create(MemoryReservation memory) {
+      return Accumulator.create(call, memory);
+    }
   }
 
   /** A new accumulator; {@code memory} is charged for what a DISTINCT aggregate remembers. */

@@ -92,7 +92,6 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       int batchRows) {
     java.util.List<dev.quiver.planner.kernel.PhysicalExpr> keys = new java.util.ArrayList<>();
     for (LogicalPlan.NamedExpr g : p.groups()) keys.add(ExprCompiler.compile(g.expr(), input.schema(), ctx));
-    boolean longKey = p.groups().size() == 1 && Kernels.family(p.groups().get(0).expr().type()) == Kernels.Family.LONG;
     java.util.List<dev.quiver.planner.kernel.PhysicalExpr> args = new java.util.ArrayList<>();
     java.util.List<Accumulator.Factory> accumulators = new java.util.ArrayList<>();
     for (LogicalPlan.AggregateCall c : p.aggregates()) {
@@ -103,7 +102,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
         .collect(java.util.stream.Collectors.joining(", ")) + "] ";
     String description = "AggregateExec: " + g + p.aggregates().stream().map(a -> a + " AS " + a.name())
         .collect(java.util.stream.Collectors.joining(", "));
-    return new AggregateExec(input, p.schema(), keys, longKey, args, accumulators, description, allocator, batchRows);
+    return new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator, batchRows);
   }
 
   @Override

@@ -1,0 +1,351 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.common.ArrowBulk;
+import dev.quiver.planner.kernel.BatchValues;
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.Kernels;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The group ids of a hash aggregation, a batch at a time and without an object per row. Each key column maps
+ * its values to small dense ids (a primitive hash table over longs, normalised double bits or the key bytes,
+ * NULL an id of its own; the value itself is kept once per distinct value); several columns then combine
+ * pairwise, {@code (ids so far, next column's id)} packed into a long, in a further primitive table. Ids are
+ * handed out in order of first appearance at every level, so group ids number the groups in the order their
+ * first row arrived. Equality is SQL's: {@code -0.0} is {@code 0.0}, every NaN is one NaN, decimals compare by
+ * value, NULLs form one group.
+ */
+final class GroupTable {
+  private final ColumnKeys[] columns;
+  /** Level {@code c} (c ≥ 1): (group of columns [0, c), id of column c) → group of columns [0, c]. */
+  private final LongIntMap[] levels;
+  private final int[] levelCounts;
+  /** Per column, the column id of each group's key. */
+  private int[][] groupKeys;
+  /**
+   * With several key columns, per DOUBLE column: each group's own first value ({@code -0.0} and {@code 0.0} share a
+   * column id, but a group shows the value of its first row).
+   */
+  private final Object[][] groupValues;
+  private int groups;
+  private int[] scratch;
+  private long chargedValues;
+
+  GroupTable(List<ArrowType> keyTypes) {
+    columns = new ColumnKeys[keyTypes.size()];
+    for (int c = 0; c < columns.length; c++) columns[c] = ColumnKeys.of(keyTypes.get(c));
+    levels = new LongIntMap[columns.length];
+    levelCounts = new int[columns.length];
+    for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
+    groupKeys = new int[columns.length][16];
+    groupValues = new Object[columns.length][];
+    for (int c = 0; c < columns.length; c++) {
+      if (columns.length > 1 && columns[c] instanceof DoubleKeys) groupValues[c] = new Object[16];
+    }
+  }
+
+  int groups() {
+    return groups;
+  }
+
+  /** Starts a batch of {@code n} rows whose key columns are {@code keyValues}. */
+  void batch(List<ColumnValues> keyValues, int n) {
+    if (columns.length > 1 && (scratch == null || scratch.length < n)) scratch = new int[n];
+    for (int c = 0; c < columns.length; c++) columns[c].batch(keyValues.get(c), n);
+  }
+
+  /** Writes the group of rows {@code [lo, hi)} of the current batch into {@code out[lo, hi)}. */
+  void ids(int lo, int hi, int[] out) {
+    int k = columns.length;
+    if (k == 1) {
+      columns[0].ids(lo, hi, out);
+      int newGroups = columns[0].distinct();
+      if (newGroups > groups) {
+        ensure(newGroups);
+        for (int g = groups; g < newGroups; g++) groupKeys[0][g] = g;
+        groups = newGroups;
+      }
+      return;
+    }
+    for (int c = 0; c < k; c++) columns[c].ids(lo, hi, columns[c].lastIds);
+    int[] prev = columns[0].lastIds;
+    for (int c = 1; c < k; c++) {
+      int[] cur = columns[c].lastIds;
+      boolean last = c == k - 1;
+      int[] dst = last ? out : scratch; // scratch may be prev: row i is read before it is written
+      LongIntMap level = levels[c];
+      for (int i = lo; i < hi; i++) {
+        long key = ((long) prev[i] << 32) | (cur[i] & 0xFFFFFFFFL);
+        int g = level.get(key);
+        if (g < 0) {
+          g = levelCounts[c]++;
+          level.put(key, g);
+          if (last) newGroup(g, i);
+        }
+        dst[i] = g;
+      }
+      prev = dst;
+    }
+  }
+
+  /** Records the key of new group {@code g}, first seen at row {@code i} of the current batch. */
+  private void newGroup(int g, int i) {
+    ensure(g + 1);
+    for (int c = 0; c < columns.length; c++) {
+      groupKeys[c][g] = columns[c].lastIds[i];
+      if (groupValues[c] != null) groupValues[c][g] = columns[c].v.getObject(i);
+    }
+    groups = g + 1;
+  }
+
+  private void ensure(int count) {
+    if (count > groupKeys[0].length) {
+      int cap = Math.max(count, groupKeys[0].length * 2);
+      for (int c = 0; c < groupKeys.length; c++) {
+        groupKeys[c] = Arrays.copyOf(groupKeys[c], cap);
+        if (groupValues[c] != null) groupValues[c] = Arrays.copyOf(groupValues[c], cap);
+      }
+    }
+  }
+
+  /** Key column {@code c}'s value (physical form, null for NULL) of group {@code g}. */
+  Object key(int c, int g) {
+    return groupValues[c] != null ? groupValues[c][g] : columns[c].values.get(groupKeys[c][g]);
+  }
+
+  /** Bytes held (tables, distinct key values, per-group key ids), for memory accounting. */
+  long bytes() {
+    long b = 4L * groupKeys.length * groupKeys[0].length;
+    for (ColumnKeys c : columns) b += c.bytes();
+    for (int c = 1; c < levels.length; c++) b += levels[c].bytes();
+    return b;
+  }
+
+  /** The ids of one key column: dense, in order of first appearance; the distinct values kept once each. */
+  private abstract static class ColumnKeys {
+    final List<Object> values = new ArrayList<>();
+    long valueBytes;
+    /** The column ids of the current batch's rows (with several key columns). */
+    int[] lastIds;
+    ColumnValues v;
+    int n;
+    boolean nulls;
+    int nullId = -1;
+
+    static ColumnKeys of(ArrowType t) {
+      return switch (Kernels.family(t)) {
+        case LONG -> new LongKeys();
+        case DOUBLE -> new DoubleKeys();
+        case BYTES -> new BytesKeys();
+        default -> new ObjectKeys();
+      };
+    }
+
+    int distinct() {
+      return values.size();
+    }
+
+    void batch(ColumnValues values, int rows) {
+      this.v = values;
+      this.n = rows;
+      this.nulls = values.vector() != null && values.vector().getNullCount() > 0;
+      if (lastIds == null || lastIds.length < rows) lastIds = new int[rows];
+      prepare();
+    }
+
+    abstract void prepare();
+
+    /** The id of row {@code i}'s (non-NULL) value, made if new. */
+    abstract int idOf(int i);
+
+    final int nullId() {
+      if (nullId < 0) {
+        nullId = values.size();
+        values.add(null);
+        valueBytes += 16;
+      }
+      return nullId;
+    }
+
+    final int add(Object value) {
+      values.add(value);
+      valueBytes += 16 + (value instanceof String s ? 40 + s.length() : value instanceof byte[] b ? 16 + b.length : 16);
+      return values.size() - 1;
+    }
+
+    void ids(int lo, int hi, int[] out) {
+      if (v.vector() == null) {
+        int id = v.isNull(0) ? nullId() : idOf(0);
+        Arrays.fill(out, lo, hi, id);
+      } else if (!nulls) {
+        for (int i = lo; i < hi; i++) out[i] = idOf(i);
+      } else {
+        for (int i = lo; i < hi; i++) out[i] = v.isNull(i) ? nullId() : idOf(i);
+      }
+    }
+
+    long bytes() {
+      return valueBytes + 8L * values.size();
+    }
+  }
+
+  private static final class LongKeys extends ColumnKeys {
+    final LongIntMap map = new LongIntMap();
+    long[] x;
+    @Override void prepare() { x = v.vector() == null ? null : BatchValues.longs(v, n); }
+    @Override int idOf(int i) {
+      long k = x == null ? v.getLong(i) : x[i];
+      int id = map.get(k);
+      if (id < 0) {
+        id = add(v.getObject(i));
+        map.put(k, id);
+      }
+      return id;
+    }
+    @Override long bytes() { return super.bytes() + map.bytes(); }
+  }
+
+  private static final class DoubleKeys extends ColumnKeys {
+    final LongIntMap map = new LongIntMap();
+    @Override void prepare() {}
+    @Override int idOf(int i) {
+      double d = v.getDouble(i);
+      long k = d == 0.0 ? 0L : Double.doubleToLongBits(d); // -0.0 is 0.0; every NaN is the canonical NaN
+      int id = map.get(k);
+      if (id < 0) {
+        id = add(v.getObject(i));
+        map.put(k, id);
+      }
+      return id;
+    }
+    @Override long bytes() { return super.bytes() + map.bytes(); }
+  }
+
+  /** Strings and binaries: the key bytes hashed straight from the batch's buffers, stored once per value. */
+  private static final class BytesKeys extends ColumnKeys {
+    /** Values of at most one byte: indexed directly (0: empty, 1 + b: the byte b). */
+    final int[] small = new int[257];
+    int[] slots = new int[16];
+    int[] slotHashes = new int[16];
+    int size;
+    byte[] pool = new byte[64];
+    int poolEnd;
+    /** Value id → its bytes in the pool (ids of NULL and of short values have none). */
+    int[] starts = new int[16];
+    int[] ends = new int[16];
+    byte[] data;
+    byte[] offsets;
+    BytesKeys() {
+      Arrays.fill(small, -1);
+      Arrays.fill(slots, -1);
+    }
+    @Override void prepare() {
+      FieldVector vector = v.vector();
+      if (vector instanceof BaseVariableWidthVector w) {
+        offsets = new byte[4 * (n + 1)];
+        w.getOffsetBuffer().getBytes(0, offsets, 0, offsets.length);
+        int end = n == 0 ? 0 : (int) ArrowBulk.INTS.get(offsets, 4 * n);
+        data = new byte[end];
+        if (end > 0) w.getDataBuffer().getBytes(0, data, 0, end);
+      } else {
+        offsets = null;
+        data = null;
+      }
+    }
+    @Override int idOf(int i) {
+      byte[] bytes;
+      int from;
+      int to;
+      if (offsets != null) {
+        bytes = data;
+        from = (int) ArrowBulk.INTS.get(offsets, 4 * i);
+        to = (int) ArrowBulk.INTS.get(offsets, 4 * i + 4);
+      } else {
+        bytes = v.getBytes(i);
+        from = 0;
+        to = bytes.length;
+      }
+      int len = to - from;
+      if (len <= 1) {
+        int s = len == 0 ? 0 : 1 + (bytes[from] & 0xFF);
+        int id = small[s];
+        if (id < 0) {
+          id = newValue(i, bytes, from, to);
+          small[s] = id;
+        }
+        return id;
+      }
+      int h = 1;
+      for (int j = from; j < to; j++) h = 31 * h + bytes[j];
+      h ^= h >>> 16;
+      int mask = slots.length - 1;
+      int p = h & mask;
+      while (true) {
+        int id = slots[p];
+        if (id < 0) break;
+        if (slotHashes[p] == h && Arrays.equals(pool, starts[id], ends[id], bytes, from, to)) return id;
+        p = (p + 1) & mask;
+      }
+      int id = newValue(i, bytes, from, to);
+      slots[p] = id;
+      slotHashes[p] = h;
+      if (2 * ++size > slots.length) rehash();
+      return id;
+    }
+    private int newValue(int i, byte[] bytes, int from, int to) {
+      int id = add(v.getObject(i));
+      int len = to - from;
+      int at = poolEnd;
+      if (at + len > pool.length) pool = Arrays.copyOf(pool, Math.max(at + len, 2 * pool.length));
+      System.arraycopy(bytes, from, pool, at, len);
+      if (id >= starts.length) {
+        starts = Arrays.copyOf(starts, Math.max(id + 1, 2 * starts.length));
+        ends = Arrays.copyOf(ends, starts.length);
+      }
+      starts[id] = at;
+      ends[id] = at + len;
+      poolEnd = at + len;
+      valueBytes += len;
+      return id;
+    }
+    private void rehash() {
+      int[] oldSlots = slots;
+      int[] oldHashes = slotHashes;
+      slots = new int[oldSlots.length * 2];
+      slotHashes = new int[oldSlots.length * 2];
+      Arrays.fill(slots, -1);
+      int mask = slots.length - 1;
+      for (int q = 0; q < oldSlots.length; q++) {
+        if (oldSlots[q] < 0) continue;
+        int p = oldHashes[q] & mask;
+        while (slots[p] >= 0) p = (p + 1) & mask;
+        slots[p] = oldSlots[q];
+        slotHashes[p] = oldHashes[q];
+      }
+    }
+    @Override long bytes() { return super.bytes() + pool.length + 8L * starts.length + 8L * slots.length + 4L * small.length; }
+  }
+
+  /** Any other type (decimals, booleans …): {@link Keys#of} in a HashMap. */
+  private static final class ObjectKeys extends ColumnKeys {
+    final Map<Object, Integer> map = new HashMap<>();
+    @Override void prepare() {}
+    @Override int idOf(int i) {
+      Object k = Keys.of(v, i);
+      Integer id = map.get(k);
+      if (id == null) {
+        id = add(v.getObject(i));
+        map.put(k, id);
+        valueBytes += Keys.sizeOf(k) + 32;
+      }
+      return id;
+    }
+  }
+}

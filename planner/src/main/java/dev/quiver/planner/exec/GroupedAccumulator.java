@@ -1,0 +1,314 @@
+package dev.quiver.planner.exec;
+
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
+import dev.quiver.planner.expr.Exprs;
+import dev.quiver.planner.kernel.BatchValues;
+import dev.quiver.planner.kernel.ColumnValues;
+import dev.quiver.planner.kernel.Kernels;
+import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
+import dev.quiver.planner.types.SqlTypes;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.Arrays;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The state of one aggregate for every group of a grouped aggregation, in primitive arrays indexed by group id,
+ * updated a batch at a time from the rows' group ids and the argument's values in one tight loop. Results are
+ * those of {@link Accumulator} (same NULL handling, overflow errors, exact decimal sums); aggregates without a
+ * typed form here keep one {@link Accumulator} per group ({@link PerGroup}).
+ */
+abstract class GroupedAccumulator {
+  /** Makes room for groups {@code [0, count)}. */
+  abstract void grow(int count);
+
+  /** Starts a batch of {@code n} rows whose argument is {@code v} (null for count(*)). */
+  abstract void batch(ColumnValues v, int n);
+
+  /** Folds rows {@code [lo, hi)} of the current batch into groups {@code ids[i]}. */
+  abstract void update(int[] ids, int lo, int hi);
+
+  /** Group {@code g}'s value in physical form, or null. */
+  abstract Object result(int g);
+
+  /** The typed form of {@code factory}'s aggregate, or one accumulator per group when there is none. */
+  static GroupedAccumulator of(Accumulator.Factory factory, MemoryReservation memory) {
+    if (factory instanceof Accumulator.CallFactory cf && !cf.call().distinct()) {
+      AggregateCall call = cf.call();
+      if (call.arg() == null) return new CountStar();
+      Kernels.Family family = Kernels.family(call.arg().type());
+      switch (call.func()) {
+        case COUNT: return new Count();
+        case SUM:
+          if (family == Kernels.Family.LONG) return new LongSum(call);
+          if (family == Kernels.Family.DOUBLE) return new DoubleSum(false);
+          if (family == Kernels.Family.DECIMAL) return new DecimalSum(call, false);
+          break;
+        case AVG:
+          if (family == Kernels.Family.DOUBLE) return new DoubleSum(true);
+          if (family == Kernels.Family.DECIMAL || family == Kernels.Family.LONG) return new DecimalSum(call, true);
+          break;
+        default:
+          break;
+      }
+    }
+    return new PerGroup(factory, memory);
+  }
+
+  /** Capacity for {@code count} groups, doubling. */
+  static int capacity(int have, int count) {
+    return Math.max(count, Math.max(16, 2 * have));
+  }
+
+  private static final class CountStar extends GroupedAccumulator {
+    long[] counts = new long[0];
+    void grow(int count) { if (count > counts.length) counts = Arrays.copyOf(counts, capacity(counts.length, count)); }
+    void batch(ColumnValues v, int n) {}
+    void update(int[] ids, int lo, int hi) {
+      long[] c = counts;
+      for (int i = lo; i < hi; i++) c[ids[i]]++;
+    }
+    Object result(int g) { return counts[g]; }
+  }
+
+  private static final class Count extends GroupedAccumulator {
+    long[] counts = new long[0];
+    ColumnValues v;
+    boolean nulls;
+    void grow(int count) { if (count > counts.length) counts = Arrays.copyOf(counts, capacity(counts.length, count)); }
+    void batch(ColumnValues values, int n) {
+      v = values;
+      nulls = BatchValues.anyNull(values);
+    }
+    void update(int[] ids, int lo, int hi) {
+      long[] c = counts;
+      if (!nulls) {
+        for (int i = lo; i < hi; i++) c[ids[i]]++;
+      } else if (v.vector() != null) {
+        for (int i = lo; i < hi; i++) if (!v.isNull(i)) c[ids[i]]++;
+      }
+    }
+    Object result(int g) { return counts[g]; }
+  }
+
+  private static final class LongSum extends GroupedAccumulator {
+    final AggregateCall call;
+    long[] sums = new long[0];
+    boolean[] any = new boolean[0];
+    ColumnValues v;
+    long[] x;
+    boolean nulls;
+    LongSum(AggregateCall call) { this.call = call; }
+    void grow(int count) {
+      if (count > sums.length) {
+        int cap = capacity(sums.length, count);
+        sums = Arrays.copyOf(sums, cap);
+        any = Arrays.copyOf(any, cap);
+      }
+    }
+    void batch(ColumnValues values, int n) {
+      v = values;
+      nulls = BatchValues.anyNull(values);
+      x = nulls && values.vector() == null ? null : BatchValues.longs(values, n);
+    }
+    void update(int[] ids, int lo, int hi) {
+      if (x == null) return; // a NULL scalar
+      long[] s = sums;
+      boolean[] a = any;
+      long[] xs = x;
+      try {
+        if (!nulls) {
+          for (int i = lo; i < hi; i++) {
+            int g = ids[i];
+            s[g] = Math.addExact(s[g], xs[i]);
+            a[g] = true;
+          }
+        } else {
+          for (int i = lo; i < hi; i++) {
+            if (v.isNull(i)) continue;
+            int g = ids[i];
+            s[g] = Math.addExact(s[g], xs[i]);
+            a[g] = true;
+          }
+        }
+      } catch (ArithmeticException e) {
+        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + Exprs.toUserString(call.arg()) + ") overflows BIGINT");
+      }
+    }
+    Object result(int g) { return any[g] ? sums[g] : null; }
+  }
+
+  /** sum or avg of DOUBLE: the same additions in the same (row) order as {@link Accumulator}'s. */
+  private static final class DoubleSum extends GroupedAccumulator {
+    final boolean avg;
+    double[] sums = new double[0];
+    long[] counts = new long[0];
+    ColumnValues v;
+    boolean nulls;
+    DoubleSum(boolean avg) { this.avg = avg; }
+    void grow(int count) {
+      if (count > sums.length) {
+        int cap = capacity(sums.length, count);
+        sums = Arrays.copyOf(sums, cap);
+        counts = Arrays.copyOf(counts, cap);
+      }
+    }
+    void batch(ColumnValues values, int n) {
+      v = values;
+      nulls = BatchValues.anyNull(values);
+    }
+    void update(int[] ids, int lo, int hi) {
+      double[] s = sums;
+      long[] c = counts;
+      if (!nulls) {
+        for (int i = lo; i < hi; i++) {
+          int g = ids[i];
+          s[g] += v.getDouble(i);
+          c[g]++;
+        }
+      } else if (v.vector() != null) {
+        for (int i = lo; i < hi; i++) {
+          if (v.isNull(i)) continue;
+          int g = ids[i];
+          s[g] += v.getDouble(i);
+          c[g]++;
+        }
+      }
+    }
+    Object result(int g) {
+      if (counts[g] == 0) return null;
+      return avg ? sums[g] / counts[g] : sums[g];
+    }
+  }
+
+  /**
+   * Exact sum (or average) of decimals (and the average of integers): unscaled longs per group while they fit,
+   * spilling into a BigDecimal per group on overflow; values wider than a long go to the BigDecimal directly.
+   */
+  private static final class DecimalSum extends GroupedAccumulator {
+    final AggregateCall call;
+    final boolean avg;
+    final int scale;
+    long[] unscaled = new long[0];
+    BigDecimal[] big = new BigDecimal[0];
+    long[] counts = new long[0];
+    ColumnValues v;
+    long[] x;
+    boolean nulls;
+    DecimalSum(AggregateCall call, boolean avg) {
+      this.call = call;
+      this.avg = avg;
+      this.scale = call.arg().type() instanceof ArrowType.Decimal d ? d.getScale() : 0;
+    }
+    void grow(int count) {
+      if (count > unscaled.length) {
+        int cap = capacity(unscaled.length, count);
+        unscaled = Arrays.copyOf(unscaled, cap);
+        big = Arrays.copyOf(big, cap);
+        counts = Arrays.copyOf(counts, cap);
+      }
+    }
+    void batch(ColumnValues values, int n) {
+      v = values;
+      nulls = BatchValues.anyNull(values);
+      if (nulls && values.vector() == null) {
+        x = null;
+      } else if (values.type() instanceof ArrowType.Decimal) {
+        x = BatchValues.unscaled(values, n);
+      } else if (Kernels.family(values.type()) == Kernels.Family.LONG) {
+        x = BatchValues.longs(values, n);
+      } else {
+        x = null;
+      }
+    }
+    void update(int[] ids, int lo, int hi) {
+      if (x == null) {
+        if (nulls && v.vector() == null) return; // a NULL scalar
+        for (int i = lo; i < hi; i++) if (!v.isNull(i)) addRow(ids[i], i);
+        return;
+      }
+      long[] u = unscaled;
+      long[] c = counts;
+      long[] xs = x;
+      for (int i = lo; i < hi; i++) {
+        if (nulls && v.isNull(i)) continue;
+        int g = ids[i];
+        c[g]++;
+        long a = u[g];
+        long b = xs[i];
+        long s = a + b;
+        if (((a ^ s) & (b ^ s)) < 0) {
+          spill(g, a);
+          u[g] = b;
+        } else {
+          u[g] = s;
+        }
+      }
+    }
+    private void spill(int g, long a) {
+      BigDecimal prior = big[g] == null ? BigDecimal.ZERO : big[g];
+      big[g] = prior.add(BigDecimal.valueOf(a, scale));
+    }
+    /** One row without the batch's unscaled longs: as {@code Accumulator.DecimalSum.add}. */
+    private void addRow(int g, int i) {
+      counts[g]++;
+      long b;
+      try {
+        b = v.type() instanceof ArrowType.Decimal ? v.getUnscaledLong(i) : v.getLong(i);
+      } catch (ArithmeticException wide) {
+        big[g] = (big[g] == null ? BigDecimal.ZERO : big[g]).add(v.getDecimal(i));
+        return;
+      }
+      long a = unscaled[g];
+      long s = a + b;
+      if (((a ^ s) & (b ^ s)) < 0) {
+        spill(g, a);
+        unscaled[g] = b;
+      } else {
+        unscaled[g] = s;
+      }
+    }
+    Object result(int g) {
+      if (counts[g] == 0) return null;
+      BigDecimal total = (big[g] == null ? BigDecimal.ZERO : big[g]).add(BigDecimal.valueOf(unscaled[g], scale));
+      if (avg) return total.divide(BigDecimal.valueOf(counts[g]), MathContext.DECIMAL128).doubleValue();
+      ArrowType t = call.type();
+      if (t instanceof ArrowType.Decimal d) {
+        BigDecimal s = total.setScale(d.getScale());
+        if (s.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
+          throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + Exprs.toUserString(call.arg()) + ") overflows " + SqlTypes.sqlName(t));
+        }
+        return s;
+      }
+      return total;
+    }
+  }
+
+  /** Any other aggregate (min/max, DISTINCT, variance …): one {@link Accumulator} per group, row by row. */
+  private static final class PerGroup extends GroupedAccumulator {
+    final Accumulator.Factory factory;
+    final MemoryReservation memory;
+    Accumulator[] accs = new Accumulator[0];
+    int made;
+    ColumnValues v;
+    PerGroup(Accumulator.Factory factory, MemoryReservation memory) {
+      this.factory = factory;
+      this.memory = memory;
+    }
+    void grow(int count) {
+      if (count > accs.length) accs = Arrays.copyOf(accs, capacity(accs.length, count));
+      long size = 0;
+      for (; made < count; made++) {
+        accs[made] = factory.create(memory);
+        size += accs[made].size();
+      }
+      memory.add(size);
+    }
+    void batch(ColumnValues values, int n) { v = values; }
+    void update(int[] ids, int lo, int hi) {
+      for (int i = lo; i < hi; i++) accs[ids[i]].add(v, i);
+    }
+    Object result(int g) { return accs[g].result(); }
+  }
+}
