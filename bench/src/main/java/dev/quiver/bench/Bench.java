@@ -2,7 +2,7 @@ package dev.quiver.bench;
 
 import java.util.Arrays;
 
-/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|jmh [options]}. */
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|scaling|profile|jmh [options]}. */
 public final class Bench {
   private Bench() {}
 
@@ -16,13 +16,17 @@ public final class Bench {
       case "tpch" -> TpchBenchmark.main(rest);
       case "load" -> LoadBenchmark.main(rest);
       case "floor" -> FloorBenchmark.main(rest);
+      case "scaling" -> ScalingBenchmark.main(rest);
+      case "profile" -> ProfileBenchmark.main(rest);
       case "jmh" -> dev.quiver.bench.jmh.JmhMain.main(rest);
       default -> {
         System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar pruning [--sf 1] [--runs 5] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar load [--clients 4,16,64] [--queries-per-client 25] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar floor --servers label=host:port[,…] [--rounds 200] [--out DIR]");
-        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR] [--runs 5] [--out bench/results]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR | --sf 1] [--runs 5] [--out bench/results]");
+        System.err.println("       java -Xmx12g -jar bench/target/quiver-bench.jar scaling [--sfs 1,10] [--layouts natural] [--runs 3] [--server-memory 4g] [--out bench/results]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar profile [--sf 1] [--layout shuffled] [--runs 20] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar jmh [--out bench/results] [JMH options, -h for them]");
         System.exit(2);
       }

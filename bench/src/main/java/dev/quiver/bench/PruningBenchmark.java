@@ -38,7 +38,8 @@ public final class PruningBenchmark {
   record Query(String name, String sql, String where) {}
 
   record Result(String layout, Query query, double quiverMedian, double quiverMin, double offMedian, double duckMedian,
-      double duckMin, Map<String, Long> metrics, long oracleGroups, boolean sameResult) {}
+      double duckMin, Map<String, Long> metrics, long oracleGroups, boolean sameResult, double quiverFirst,
+      int quiverWarmUp) {}
 
   private PruningBenchmark() {}
 
@@ -56,36 +57,8 @@ public final class PruningBenchmark {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    Path data = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "quiver-pruning-sf" + sf));
-    long pointKey = pointKey(sf);
-    for (String layout : LAYOUTS) {
-      Path file = data.resolve("lineitem_" + layout + ".parquet");
-      if (Files.exists(file)) continue;
-      System.out.println("writing " + file + " …");
-      Lineitem.Order order = switch (layout) {
-        case "natural" -> Lineitem.Order.NATURAL;
-        case "shipdate" -> Lineitem.Order.SHIPDATE;
-        default -> Lineitem.Order.SHUFFLED;
-      };
-      Lineitem.write(file, sf, order, ROW_GROUP, b -> b
-          .withCompressionCodec(CompressionCodecName.ZSTD)
-          .withDictionaryEncoding("l_orderkey", false).withDictionaryEncoding("l_partkey", false)
-          .withDictionaryEncoding("l_comment", false)
-          .withBloomFilterEnabled("l_orderkey", true).withBloomFilterNDV("l_orderkey", ROW_GROUP)
-          .withBloomFilterEnabled("l_partkey", true).withBloomFilterNDV("l_partkey", ROW_GROUP)
-          .withBloomFilterEnabled("l_comment", true).withBloomFilterNDV("l_comment", ROW_GROUP));
-    }
-    List<Query> queries = List.of(
-        new Query("Q6", "SELECT sum(l_extendedprice * l_discount) FROM %s WHERE %s",
-            "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"),
-        new Query("Q1 (ungrouped)", "SELECT sum(l_quantity), sum(l_extendedprice), sum(l_extendedprice * (1 - l_discount)), count(*) FROM %s WHERE %s",
-            "l_shipdate <= DATE '1998-09-02'"),
-        new Query("one-month range", "SELECT count(*), sum(l_quantity) FROM %s WHERE %s",
-            "l_shipdate >= DATE '1995-03-01' AND l_shipdate < DATE '1995-04-01'"),
-        new Query("orderkey point", "SELECT count(*), sum(l_quantity) FROM %s WHERE %s", "l_orderkey = " + pointKey),
-        new Query("absent shipmode", "SELECT count(*) FROM %s WHERE %s", "l_shipmode = 'BOAT'"),
-        new Query("absent comment", "SELECT count(*) FROM %s WHERE %s", "l_comment = 'quiver: absent comment'"),
-        new Query("control (no pruning)", "SELECT count(*) FROM %s WHERE %s", "l_shipmode IN ('AIR', 'MAIL')"));
+    Path data = ensureFiles(sf, LAYOUTS);
+    List<Query> queries = queries(sf);
 
     List<Result> results = new ArrayList<>();
     double[] floor = new double[2];
@@ -108,17 +81,19 @@ public final class PruningBenchmark {
         for (Query q : queries) {
           String table = "lineitem_" + layout;
           String sql = String.format(Locale.ROOT, q.sql(), table, q.where());
-          double[] quiver = time(on, sql, runs);
+          Timing.Measured quiverRun = Timing.measure(() -> first(on, sql), runs);
+          double[] quiver = quiverRun.steadyMs();
           double[] without = time(off, sql, runs);
-          double[] duckTimes = time(duck, sql, runs);
+          double[] duckTimes = Timing.measure(() -> first(duck, sql), runs).steadyMs();
           boolean same = same(first(on, sql), first(duck, sql)) && same(first(on, sql), first(off, sql));
           Map<String, Long> m = metrics(on, sql);
           long oracle = scalar(duck, "SELECT count(DISTINCT file_row_number // " + ROW_GROUP + ") FROM read_parquet('"
               + data.resolve(table + ".parquet") + "', file_row_number = true) WHERE " + q.where());
-          Result r = new Result(layout, q, median(quiver), quiver[0], median(without), median(duckTimes), duckTimes[0], m, oracle, same);
+          Result r = new Result(layout, q, median(quiver), quiver[0], median(without), median(duckTimes), duckTimes[0], m, oracle, same,
+              quiverRun.firstMs(), quiverRun.warmUpRuns());
           results.add(r);
-          System.out.printf(Locale.ROOT, "%-9s %-22s quiver %8.1f ms  off %8.1f ms  duckdb %8.1f ms  ratio %5.2f  groups %d/%d pruned (oracle %d needed)%s%n",
-              layout, q.name(), r.quiverMedian(), r.offMedian(), r.duckMedian(), r.quiverMedian() / r.duckMedian(),
+          System.out.printf(Locale.ROOT, "%-9s %-22s first %8.1f ms  quiver %8.1f ms  off %8.1f ms  duckdb %8.1f ms  ratio %5.2f  groups %d/%d pruned (oracle %d needed)%s%n",
+              layout, q.name(), r.quiverFirst(), r.quiverMedian(), r.offMedian(), r.duckMedian(), r.quiverMedian() / r.duckMedian(),
               m.getOrDefault("row_groups_pruned", 0L), m.getOrDefault("row_groups_total", 0L), oracle, same ? "" : "  RESULTS DIFFER");
         }
       }
@@ -132,6 +107,45 @@ public final class PruningBenchmark {
     Files.writeString(out.resolve("pruning.md"), markdown(sf, runs, results, floor) + floorNote);
     Files.writeString(out.resolve("pruning.svg"), svg(results));
     System.out.println("wrote " + out.resolve("pruning.md") + " and " + out.resolve("pruning.svg"));
+  }
+
+  /** The benchmark's lineitem files at {@code sf} in {@code layouts}, written under java.io.tmpdir if missing. */
+  static Path ensureFiles(double sf, List<String> layouts) throws java.io.IOException {
+    Path data = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "quiver-pruning-sf" + sf));
+    for (String layout : layouts) {
+      Path file = data.resolve("lineitem_" + layout + ".parquet");
+      if (Files.exists(file)) continue;
+      System.out.println("writing " + file + " …");
+      Lineitem.Order order = switch (layout) {
+        case "natural" -> Lineitem.Order.NATURAL;
+        case "shipdate" -> Lineitem.Order.SHIPDATE;
+        default -> Lineitem.Order.SHUFFLED;
+      };
+      Lineitem.write(file, sf, order, ROW_GROUP, b -> b
+          .withCompressionCodec(CompressionCodecName.ZSTD)
+          .withDictionaryEncoding("l_orderkey", false).withDictionaryEncoding("l_partkey", false)
+          .withDictionaryEncoding("l_comment", false)
+          .withBloomFilterEnabled("l_orderkey", true).withBloomFilterNDV("l_orderkey", ROW_GROUP)
+          .withBloomFilterEnabled("l_partkey", true).withBloomFilterNDV("l_partkey", ROW_GROUP)
+          .withBloomFilterEnabled("l_comment", true).withBloomFilterNDV("l_comment", ROW_GROUP));
+    }
+    return data;
+  }
+
+  /** The query set; the point lookup's key depends on {@code sf}. */
+  static List<Query> queries(double sf) {
+    long pointKey = pointKey(sf);
+    return List.of(
+        new Query("Q6", "SELECT sum(l_extendedprice * l_discount) FROM %s WHERE %s",
+            "l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"),
+        new Query("Q1 (ungrouped)", "SELECT sum(l_quantity), sum(l_extendedprice), sum(l_extendedprice * (1 - l_discount)), count(*) FROM %s WHERE %s",
+            "l_shipdate <= DATE '1998-09-02'"),
+        new Query("one-month range", "SELECT count(*), sum(l_quantity) FROM %s WHERE %s",
+            "l_shipdate >= DATE '1995-03-01' AND l_shipdate < DATE '1995-04-01'"),
+        new Query("orderkey point", "SELECT count(*), sum(l_quantity) FROM %s WHERE %s", "l_orderkey = " + pointKey),
+        new Query("absent shipmode", "SELECT count(*) FROM %s WHERE %s", "l_shipmode = 'BOAT'"),
+        new Query("absent comment", "SELECT count(*) FROM %s WHERE %s", "l_comment = 'quiver: absent comment'"),
+        new Query("control (no pruning)", "SELECT count(*) FROM %s WHERE %s", "l_shipmode IN ('AIR', 'MAIL')"));
   }
 
   /**
@@ -243,21 +257,35 @@ public final class PruningBenchmark {
     StringBuilder sb = new StringBuilder();
     sb.append("# Row-group pruning benchmark\n\nTPC-H lineitem SF ").append(sf).append(", ").append(ROW_GROUP)
         .append("-row row groups, ZSTD, page indexes, bloom filters on l_orderkey / l_partkey / l_comment; ")
-        .append(runs).append(" runs each (median / min ms), one process: Quiver through JDBC with pruning on and off, ")
+        .append(runs).append(" steady-state runs each (median / min ms; Quiver and DuckDB first warmed up until the median of ")
+        .append(Timing.GROUP).append(" runs stopped improving by ").append(Timing.IMPROVEMENT_PERCENT).append("%, at most ")
+        .append(Timing.MAX_WARM_UP).append(" runs), one process: Quiver through JDBC with pruning on and off, ")
         .append("DuckDB (2 threads) on the same files. `oracle` = row groups that hold a matching row. ")
         .append(String.format(Locale.ROOT, "Per-query floor, `SELECT 1` in the same run: Quiver %.1f ms (JDBC driver: prepare, "
-            + "GetFlightInfo, DoGet and close over loopback gRPC), DuckDB %.1f ms (in-process).\n\n", floor[0], floor[1]))
-        .append("| layout | query | Quiver ms (median/min) | pruning off ms | DuckDB ms (median/min) | Quiver / DuckDB | groups pruned (stats/dict/bloom) of total | oracle needs | pages pruned | MB read | same result |\n")
-        .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+            + "GetFlightInfo, DoGet and close over loopback gRPC), DuckDB %.1f ms (in-process). `first run` = the query's "
+            + "first execution in this server (the server had run only the queries of the rows above it); `− floor` = "
+            + "(Quiver median − Quiver's `SELECT 1`) / DuckDB median.\n\n", floor[0], floor[1]))
+        .append("| layout | query | Quiver first run ms | Quiver ms (median/min) | pruning off ms | DuckDB ms (median/min) | Quiver / DuckDB | − floor | groups pruned (stats/dict/bloom) of total | oracle needs | pages pruned | MB read | same result |\n")
+        .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       Map<String, Long> m = r.metrics();
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f / %.1f | %.1f | %.1f / %.1f | %.2f | %d (%d/%d/%d) of %d | %d | %d | %.1f | %s |%n",
-          r.layout(), r.query().name(), r.quiverMedian(), r.quiverMin(), r.offMedian(), r.duckMedian(), r.duckMin(),
-          r.quiverMedian() / r.duckMedian(), m.getOrDefault("row_groups_pruned", 0L),
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f / %.1f | %.1f | %.1f / %.1f | %.2f | %.2f | %d (%d/%d/%d) of %d | %d | %d | %.1f | %s |%n",
+          r.layout(), r.query().name(), r.quiverFirst(), r.quiverMedian(), r.quiverMin(), r.offMedian(), r.duckMedian(), r.duckMin(),
+          r.quiverMedian() / r.duckMedian(), Math.max(0, r.quiverMedian() - floor[0]) / r.duckMedian(), m.getOrDefault("row_groups_pruned", 0L),
           m.getOrDefault("row_groups_pruned_statistics", 0L), m.getOrDefault("row_groups_pruned_dictionary", 0L),
           m.getOrDefault("row_groups_pruned_bloom", 0L), m.getOrDefault("row_groups_total", 0L), r.oracleGroups(),
           m.getOrDefault("pages_pruned", 0L), m.getOrDefault("bytes_scanned", 0L) / 1e6, r.sameResult() ? "yes" : "NO"));
     }
+    long within = results.stream().filter(r -> r.quiverMedian() / r.duckMedian() <= 1.5).count();
+    List<Result> selective = results.stream().filter(r -> r.duckMedian() < 50).toList();
+    long selectiveWithin = selective.stream()
+        .filter(r -> Math.max(0, r.quiverMedian() - floor[0]) / r.duckMedian() <= 1.0).count();
+    double geo = Math.exp(results.stream().mapToDouble(r -> Math.log(r.quiverMedian() / r.duckMedian())).average().orElse(0));
+    double worstFirst = results.stream().mapToDouble(r -> r.quiverFirst() / r.quiverMedian()).max().orElse(0);
+    sb.append(String.format(Locale.ROOT, "%nCells at most 1.5× DuckDB: %d of %d; geometric mean of the ratios %.2f. "
+        + "Selective cells (DuckDB under 50 ms) at most 1.0× once Quiver's floor is subtracted: %d of %d. "
+        + "Largest first run / steady median: %.1f×.%n", within, results.size(), geo, selectiveWithin, selective.size(),
+        worstFirst));
     return sb.toString();
   }
 

@@ -11,7 +11,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -23,29 +22,38 @@ import java.util.Locale;
  * Writes {@code tpch.md} to {@code --out}.
  */
 public final class TpchBenchmark {
+  static final int ROW_GROUP_ROWS = 122_880;
   static final List<String> TABLES = List.of("lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region");
 
   private TpchBenchmark() {}
 
   public static void main(String[] args) throws Exception {
     Path data = null;
+    double sf = 0;
     int runs = 5;
     Path out = Path.of("bench/results");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--data" -> data = Path.of(args[++i]);
+        case "--sf" -> sf = Double.parseDouble(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    if (data == null) data = SampleData.ensure();
+    if (data == null) data = sf > 0 ? generate(sf) : SampleData.ensure();
     StringBuilder md = new StringBuilder("# TPC-H on Quiver and DuckDB\n\n")
         .append("Data: `").append(data.getFileName()).append("` (eight tables). ").append(runs)
-        .append(" runs per query after a warm-up, every row read through JDBC; Quiver through the Flight SQL JDBC ")
-        .append("driver on loopback, DuckDB (").append("2 threads) in process on the same files. Times in ms.\n\n")
-        .append("| query | rows | Quiver median | Quiver min | DuckDB median | DuckDB min | Quiver/DuckDB |\n")
-        .append("|---|---:|---:|---:|---:|---:|---:|\n");
+        .append(" steady-state runs per query, every row read through JDBC; Quiver through the Flight SQL JDBC ")
+        .append("driver on loopback, DuckDB (").append("2 threads) in process on the same files. Times in ms. ")
+        .append("`first` = the query's first execution in a fresh server (which had run only the queries above it); ")
+        .append("steady state = after warming up until the median of ").append(Timing.GROUP)
+        .append(" runs stopped improving by ").append(Timing.IMPROVEMENT_PERCENT).append("% (at most ")
+        .append(Timing.MAX_WARM_UP).append(" runs; `warm` = how many it took).\n\n")
+        .append("| query | rows | Quiver first | warm | Quiver median | Quiver min | DuckDB first | DuckDB median | DuckDB min | Quiver/DuckDB | first/steady |\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    double sumFirst = 0;
+    double worstFirst = 0;
     double sumQ = 0;
     double sumD = 0;
     double logRatio = 0;
@@ -64,26 +72,50 @@ public final class TpchBenchmark {
         try (InputStream in = TpchBenchmark.class.getResourceAsStream("/tpch/" + name + ".sql")) {
           sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        long rows = rows(quiver, sql);
-        long duckRows = rows(duck, sql);
-        double[] qt = time(quiver, sql, runs);
-        double[] dt = time(duck, sql, runs);
-        double qm = qt[runs / 2];
-        double dm = dt[runs / 2];
+        long[] counts = new long[2];
+        Timing.Measured qt = Timing.measure(() -> counts[0] = rows(quiver, sql), runs);
+        Timing.Measured dt = Timing.measure(() -> counts[1] = rows(duck, sql), runs);
+        long rows = counts[0];
+        long duckRows = counts[1];
+        double qm = qt.median();
+        double dm = dt.median();
+        sumFirst += qt.firstMs();
+        worstFirst = Math.max(worstFirst, qt.firstOverSteady());
         sumQ += qm;
         sumD += dm;
         logRatio += Math.log(qm / dm);
-        String line = String.format(Locale.ROOT, "| %s | %d%s | %.1f | %.1f | %.1f | %.1f | %.2f |", name, rows,
-            rows == duckRows ? "" : " (DuckDB " + duckRows + ")", qm, qt[0], dm, dt[0], qm / dm);
+        String line = String.format(Locale.ROOT, "| %s | %d%s | %.1f | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
+            name, rows, rows == duckRows ? "" : " (DuckDB " + duckRows + ")", qt.firstMs(), qt.warmUpRuns(), qm,
+            qt.min(), dt.firstMs(), dm, dt.min(), qm / dm, qt.firstOverSteady());
         System.out.println(line);
         md.append(line).append('\n');
       }
     }
-    md.append(String.format(Locale.ROOT, "| **total** | | %.1f | | %.1f | | %.2f |%n", sumQ, sumD, sumQ / sumD));
-    md.append(String.format(Locale.ROOT, "%nGeometric mean of the per-query ratios: %.2f.%n", Math.exp(logRatio / 22)));
+    md.append(String.format(Locale.ROOT, "| **total** | | %.1f | | %.1f | | | %.1f | | %.2f | %.1f |%n", sumFirst, sumQ,
+        sumD, sumQ / sumD, sumFirst / sumQ));
+    md.append(String.format(Locale.ROOT, "%nGeometric mean of the per-query ratios: %.2f. Largest first run / steady "
+        + "median: %.1f×.%n", Math.exp(logRatio / 22), worstFirst));
     Files.createDirectories(out);
     Files.writeString(out.resolve("tpch.md"), md.toString());
     System.out.println("wrote " + out.resolve("tpch.md"));
+  }
+
+  /**
+   * The eight tables at {@code sf} under java.io.tmpdir ({@code quiver-tpch-sf<sf>}), generated if missing:
+   * generator ({@code dbgen}) order, {@value #ROW_GROUP_ROWS}-row row groups (DuckDB's default), SNAPPY.
+   */
+  static Path generate(double sf) throws java.io.IOException {
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "quiver-tpch-sf" + sf);
+    if (Files.exists(dir.resolve("_COMPLETE"))) return dir;
+    Files.createDirectories(dir);
+    System.out.println("writing TPC-H SF " + sf + " into " + dir + " …");
+    dev.quiver.sample.Lineitem.write(dir.resolve("lineitem.parquet"), sf, dev.quiver.sample.Lineitem.Order.NATURAL,
+        ROW_GROUP_ROWS, b -> b);
+    for (dev.quiver.sample.TpchTables.Table<?> t : dev.quiver.sample.TpchTables.ALL) {
+      t.write(dir.resolve(t.name() + ".parquet"), sf, ROW_GROUP_ROWS, b -> b);
+    }
+    Files.writeString(dir.resolve("_COMPLETE"), "");
+    return dir;
   }
 
   static long rows(Connection c, String sql) throws Exception {
@@ -98,15 +130,4 @@ public final class TpchBenchmark {
     return n;
   }
 
-  static double[] time(Connection c, String sql, int runs) throws Exception {
-    rows(c, sql);
-    double[] ms = new double[runs];
-    for (int i = 0; i < runs; i++) {
-      long t0 = System.nanoTime();
-      rows(c, sql);
-      ms[i] = (System.nanoTime() - t0) / 1e6;
-    }
-    Arrays.sort(ms);
-    return ms;
-  }
 }

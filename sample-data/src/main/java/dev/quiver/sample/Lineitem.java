@@ -51,6 +51,17 @@ public final class Lineitem {
   /** Writes lineitem at {@code scaleFactor} in {@code order}, with row groups of {@code rowGroupRows}. */
   public static long write(Path file, double scaleFactor, Order order, int rowGroupRows,
       UnaryOperator<RowWriter.Builder> tune) throws IOException {
+    if (order == Order.NATURAL) {
+      // generator order: streamed, so any scale factor fits in memory
+      long n = 0;
+      try (ParquetWriter<Object[]> w = open(file, rowGroupRows, tune)) {
+        for (LineItem li : new LineItemGenerator(scaleFactor, 1, 1)) {
+          w.write(row(li));
+          n++;
+        }
+      }
+      return n;
+    }
     List<LineItem> rows = generate(scaleFactor);
     if (order == Order.SHIPDATE) {
       rows.sort(Comparator.comparingInt(LineItem::getShipDate).thenComparingLong(LineItem::getOrderKey)
@@ -58,13 +69,18 @@ public final class Lineitem {
     } else if (order == Order.SHUFFLED) {
       java.util.Collections.shuffle(rows, new java.util.Random(42));
     }
-    try (ParquetWriter<Object[]> w = RowWriter.open(file, SCHEMA, b -> tune.apply(b
-        .withRowGroupRowCountLimit(rowGroupRows)
-        .withCompressionCodec(CompressionCodecName.SNAPPY)
-        .withDictionaryEncoding("l_comment", false)))) {
+    try (ParquetWriter<Object[]> w = open(file, rowGroupRows, tune)) {
       for (LineItem li : rows) w.write(row(li));
     }
     return rows.size();
+  }
+
+  private static ParquetWriter<Object[]> open(Path file, int rowGroupRows, UnaryOperator<RowWriter.Builder> tune)
+      throws IOException {
+    return RowWriter.open(file, SCHEMA, b -> tune.apply(b
+        .withRowGroupRowCountLimit(rowGroupRows)
+        .withCompressionCodec(CompressionCodecName.SNAPPY)
+        .withDictionaryEncoding("l_comment", false)));
   }
 
   static Object[] row(LineItem li) {
