@@ -59,6 +59,10 @@ public final class Analyzer {
         new SubqueryDecorrelator(this));
   }
 
+  BindingContext cx() {
+    return cx;
+  }
+
   public LogicalPlan analyze(Statement statement) {
     if (!(statement instanceof Select select)) {
       String kind = statement.getClass().getSimpleName().toUpperCase(Locale.ROOT);

@@ -20,5 +20,15 @@ final class Correlation {
   /** SCALAR: the aggregate calls of the subquery's own aggregation (its select list and HAVING). */
   final List<dev.quiver.planner.plan.LogicalPlan.AggregateCall> aggregates = new ArrayList<>();
 
+  /**
+   * SCALAR: the enclosing block's plan when the subquery was met — the source of the outer values a correlation
+   * other than equalities is evaluated for (see {@link SubqueryDecorrelator#correlate}).
+   */
+  dev.quiver.planner.plan.LogicalPlan outerPlan;
+  /** SCALAR, set by {@link SubqueryDecorrelator#correlate}: the distinct outer values joined into the subquery, or null. */
+  dev.quiver.planner.plan.LogicalPlan domain;
+  /** Whether the join back to the outer rows must match NULL keys (IS NOT DISTINCT FROM). */
+  boolean nullSafeKeys;
+
   Correlation(Mode mode) { this.mode = mode; }
 }

@@ -231,7 +231,7 @@ final class SelectBinder {
       if (!grouped || ps.getGroupBy() != null) {
         throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
       }
-      SubqueryDecorrelator.correlationKeys(corr, outerNames);
+      b.plan = subqueries.correlate(corr, outerNames, b.plan);
       corr.aggregates.addAll(aggregates);
       groupExprs.addAll(0, corr.innerKeys);
     }
@@ -340,7 +340,7 @@ final class SelectBinder {
     }
     // what the subquery's WHERE correlates was taken out above; any other outer reference (in the select list, an
     // aggregate's argument, …) would be read from rows that do not have it
-    if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.hasReference(b.plan, outerNames)) {
+    if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.hasReference(b.plan, outerNames, corr.domain)) {
       throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
     }
     return new Rel(b.plan, visible);

@@ -105,6 +105,7 @@ final class SubqueryDecorrelator {
    */
   Expr scalarSubquery(Select sub, Block b) {
     Correlation corr = new Correlation(Mode.SCALAR);
+    corr.outerPlan = b.plan;
     Rel r = analyzer.query(sub, b.scope, corr);
     List<Field> fields = r.plan().schema().getFields();
     Field value = fields.get(0);
@@ -122,7 +123,10 @@ final class SubqueryDecorrelator {
       Field k = field(r.plan(), corr.keyNames.get(i));
       Expr outerKey = corr.outerKeys.get(i);
       ArrowType common = SqlTypes.comparisonCommon(k.getType(), outerKey.type());
-      conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(outerKey, common), Coercion.coerce(ref(k), common)));
+      Expr o = Coercion.coerce(outerKey, common);
+      Expr in = Coercion.coerce(ref(k), common);
+      conds.add(corr.nullSafeKeys && outerKey.nullable() ? new Expr.DistinctFrom(o, in, true)
+          : new Expr.Comparison(Expr.CmpOp.EQ, o, in));
     }
     NoRows shape = NoRows.of(r.plan(), value.getName());
     if (shape == null) {
@@ -220,27 +224,101 @@ final class SubqueryDecorrelator {
   }
 
   /**
-   * The join keys of a correlated scalar subquery, into {@code corr.innerKeys} and {@code corr.outerKeys}: each
-   * correlated predicate must be an equality between an inner expression and one over outer columns only.
+   * The join keys of a correlated scalar subquery, into {@code corr.innerKeys} and {@code corr.outerKeys}, with
+   * {@code plan} (the subquery's FROM and uncorrelated WHERE) returned as it must be grouped by the inner keys.
+   * <p>When every correlated predicate is an equality between an inner expression and one over outer columns only,
+   * those expressions are the keys and {@code plan} is unchanged (the common, cheap case).
+   * <p>Otherwise (any predicate: {@code x.b < t1.b}, {@code x.c > t1.c AND x.d <> t1.d}, an OR, …) the dependent
+   * join is eliminated as Neumann and Kemper's "Unnesting Arbitrary Queries" does: the <em>domain</em> D — the
+   * distinct values of the outer columns the predicates read, from the enclosing block's plan — is joined into the
+   * subquery on those predicates, with D's columns in place of the outer ones; the subquery is then grouped by D's
+   * columns, and the enclosing block LEFT-joins its result on its outer columns = D's. Legal because the predicates
+   * read the outer row only through those columns, so the subquery's rows for an outer row are exactly the joined
+   * rows of its D value; rows of an outer value no predicate admits form no group, and read the subquery's value
+   * over no rows as in the equality case (the COUNT bug). A NULL outer value matches no D row through {@code =}:
+   * exact when some predicate is NULL whenever that column is (then no inner row qualifies for it either);
+   * otherwise the join back compares with IS NOT DISTINCT FROM and D carries a never-NULL marker first, so that a
+   * found group is told apart from a missing one. The cost is a join of the subquery with D on arbitrary predicates
+   * (a nested loop over |D| × |subquery| pairs, cancellable like every join) instead of re-running it per outer row.
    */
-  static void correlationKeys(Correlation corr, Set<String> outerNames) {
-    for (int k = 0; k < corr.conjuncts.size(); k++) {
-      Expr c = corr.conjuncts.get(k);
-      String written = SqlPositions.snippet(corr.written.get(k));
-      if (!(c instanceof Expr.Comparison cmp && cmp.op() == Expr.CmpOp.EQ)) {
-        throw QuiverException.unsupported("the correlated predicate " + written + " in a scalar subquery (only equalities are)");
-      }
+  LogicalPlan correlate(Correlation corr, Set<String> outerNames, LogicalPlan plan) {
+    if (equalityKeys(corr, outerNames)) return plan;
+    corr.innerKeys.clear();
+    corr.outerKeys.clear();
+    LogicalPlan source = corr.outerPlan;
+    java.util.LinkedHashSet<String> outerColumns = new java.util.LinkedHashSet<>();
+    for (Expr c : corr.conjuncts) for (String col : Exprs.columns(c)) if (outerNames.contains(col)) outerColumns.add(col);
+    java.util.Set<String> available = new java.util.HashSet<>();
+    if (source != null) for (Field f : source.schema().getFields()) available.add(f.getName());
+    if (source == null || !available.containsAll(outerColumns)) {
+      throw QuiverException.unsupported("the correlated predicate "
+          + SqlPositions.snippet(corr.written.get(0)) + " in a scalar subquery (correlated with an enclosing query "
+          + "other than the nearest one)");
+    }
+    boolean strict = true;
+    for (String col : outerColumns) strict &= corr.conjuncts.stream().anyMatch(c -> rejectsNull(c, col));
+    List<NamedExpr> groups = new ArrayList<>();
+    java.util.Map<String, Expr> renamed = new java.util.HashMap<>();
+    if (!strict) {
+      String marker = analyzer.cx().names().fresh("__present");
+      groups.add(new NamedExpr(Expr.Literal.TRUE, marker));
+      corr.innerKeys.add(new Expr.ColumnRef(marker, SqlTypes.BOOLEAN, false));
+      corr.outerKeys.add(Expr.Literal.TRUE);
+    }
+    for (String col : outerColumns) {
+      Field f = field(source, col);
+      String n = analyzer.cx().names().fresh("__outer");
+      groups.add(new NamedExpr(ref(f), n));
+      Expr.ColumnRef d = new Expr.ColumnRef(n, f.getType(), f.isNullable());
+      renamed.put(col, d);
+      corr.innerKeys.add(d);
+      corr.outerKeys.add(ref(f));
+    }
+    corr.domain = new LogicalPlan.Aggregate(source, groups, List.of());
+    corr.nullSafeKeys = !strict;
+    List<Expr> predicates = new ArrayList<>();
+    for (Expr c : corr.conjuncts) {
+      predicates.add(Exprs.transformUp(c, x -> x instanceof Expr.ColumnRef r && renamed.containsKey(r.name()) ? renamed.get(r.name()) : x));
+    }
+    return new LogicalPlan.Join(plan, corr.domain, JoinType.INNER, Exprs.and(predicates));
+  }
+
+  /** Equality keys into {@code corr} if every correlated predicate is an inner = outer equality; else false. */
+  private static boolean equalityKeys(Correlation corr, Set<String> outerNames) {
+    for (Expr c : corr.conjuncts) {
+      if (!(c instanceof Expr.Comparison cmp && cmp.op() == Expr.CmpOp.EQ)) return false;
       boolean leftOuter = intersects(Exprs.columns(cmp.left()), outerNames);
       boolean rightOuter = intersects(Exprs.columns(cmp.right()), outerNames);
       Expr inner = leftOuter ? cmp.right() : cmp.left();
       Expr outerSide = leftOuter ? cmp.left() : cmp.right();
       if (leftOuter == rightOuter || intersects(Exprs.columns(inner), outerNames) || Exprs.columns(inner).isEmpty()
           || !outerNames.containsAll(Exprs.columns(outerSide))) {
-        throw QuiverException.unsupported("the correlated predicate " + written + " in a scalar subquery");
+        return false;
       }
       corr.innerKeys.add(inner);
       corr.outerKeys.add(outerSide);
     }
+    return true;
+  }
+
+  /** Whether predicate {@code e} is never TRUE when column {@code col} is NULL. */
+  static boolean rejectsNull(Expr e, String col) {
+    if (e instanceof Expr.And a) return rejectsNull(a.left(), col) || rejectsNull(a.right(), col);
+    if (e instanceof Expr.Or o) return rejectsNull(o.left(), col) && rejectsNull(o.right(), col);
+    if (e instanceof Expr.Not n) return nullWhenNull(n.input(), col);
+    return nullWhenNull(e, col);
+  }
+
+  /** Whether {@code e} is surely NULL when column {@code col} is NULL. */
+  static boolean nullWhenNull(Expr e, String col) {
+    if (e instanceof Expr.ColumnRef r) return r.name().equals(col);
+    if (e instanceof Expr.Comparison || e instanceof Expr.Arithmetic || e instanceof Expr.Negate
+        || (e instanceof Expr.Cast c && !c.safe())) {
+      return e.children().stream().anyMatch(x -> nullWhenNull(x, col));
+    }
+    if (e instanceof Expr.Like l) return nullWhenNull(l.input(), col) || nullWhenNull(l.pattern(), col);
+    if (e instanceof Expr.InList in) return nullWhenNull(in.value(), col);
+    return false;
   }
 
   static boolean intersects(Set<String> a, Set<String> b) {
@@ -250,7 +328,12 @@ final class SubqueryDecorrelator {
 
   /** Whether any expression of the plan reads one of {@code names}. */
   static boolean hasReference(LogicalPlan plan, Set<String> names) {
-    if (names.isEmpty()) return false;
+    return hasReference(plan, names, null);
+  }
+
+  /** The same, not looking into {@code skip} (the domain of outer values a correlation joined in: it reads them). */
+  static boolean hasReference(LogicalPlan plan, Set<String> names, LogicalPlan skip) {
+    if (names.isEmpty() || plan == skip) return false;
     List<Expr> exprs = new ArrayList<>();
     if (plan instanceof LogicalPlan.Filter f) exprs.add(f.condition());
     if (plan instanceof LogicalPlan.Project p) for (NamedExpr n : p.exprs()) exprs.add(n.expr());
@@ -261,7 +344,7 @@ final class SubqueryDecorrelator {
     }
     if (plan instanceof LogicalPlan.Sort s) for (SortKey k : s.keys()) exprs.add(k.expr());
     for (Expr e : exprs) if (intersects(Exprs.columns(e), names)) return true;
-    for (LogicalPlan c : plan.children()) if (hasReference(c, names)) return true;
+    for (LogicalPlan c : plan.children()) if (hasReference(c, names, skip)) return true;
     return false;
   }
 
