@@ -1,5 +1,10 @@
 package dev.quiver.planner.sql;
 
+import dev.quiver.planner.expr.Expr;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.operators.relational.ExistsExpression;
+import net.sf.jsqlparser.statement.select.Select;
+
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
 import java.util.ArrayList;
@@ -29,7 +34,22 @@ final class Block {
 
   /** A binder over this block's scope whose scalar subqueries become joins of this block. */
   ExprBinder binder(boolean allowAggregates, List<AggregateCall> aggregates) {
-    return cx.binder(scope, allowAggregates, aggregates).withSubqueries(sub -> subqueries.scalarSubquery(sub, this));
+    return cx.binder(scope, allowAggregates, aggregates).withSubqueries(new ExprBinder.Subqueries() {
+      @Override
+      public Expr scalar(Select subquery) {
+        return subqueries.scalarSubquery(subquery, Block.this);
+      }
+
+      @Override
+      public Expr exists(ExistsExpression exists) {
+        return subqueries.existsValue(exists, Block.this);
+      }
+
+      @Override
+      public Expr in(Expr value, Select subquery, Expression written) {
+        return subqueries.inValue(value, subquery, written, Block.this);
+      }
+    });
   }
 
   void flush() {

@@ -82,6 +82,20 @@ public final class ExprBinder {
   interface Subqueries {
     /** A scalar subquery's value: a reference to the column that carries it. */
     Expr scalar(Select subquery);
+
+    /** {@code [NOT] EXISTS (subquery)} as a value (not an AND-term of WHERE, which becomes a semi/anti join). */
+    Expr exists(net.sf.jsqlparser.expression.operators.relational.ExistsExpression exists);
+
+    /** {@code value IN (subquery)} as a three-valued value (not an AND-term of WHERE); {@code written} for messages. */
+    Expr in(Expr value, Select subquery, Expression written);
+  }
+
+  /** The subquery planner of this binder, checked for use here. */
+  Subqueries subqueries(Expression where) {
+    if (subqueries == null) throw QuiverException.unsupported("a subquery here: " + SqlPositions.snippet(where));
+    // its join would come after the aggregation that needs its value
+    if (insideAggregate) throw QuiverException.unsupported("a subquery inside an aggregate function");
+    return subqueries;
   }
 
   /** Names aggregate outputs uniquely in the statement. */
@@ -221,7 +235,7 @@ public final class ExprBinder {
       return subqueries.scalar(sub);
     }
     if (e instanceof net.sf.jsqlparser.expression.operators.relational.ExistsExpression x) {
-      throw QuiverException.unsupported("EXISTS other than as an AND-term of WHERE: " + SqlPositions.snippet(x));
+      return subqueries(x).exists(x);
     }
     if (e instanceof net.sf.jsqlparser.expression.IntervalExpression iv) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "an INTERVAL can only be added to or subtracted from a DATE or TIMESTAMP: " + SqlPositions.snippet(iv));

@@ -55,8 +55,14 @@ final class PredicateBinder {
       b.setLeftExpression(inner);
       return binder.bind(right);
     }
+    if (right instanceof net.sf.jsqlparser.statement.select.Select sub) {
+      ExprBinder.Subqueries subqueries = binder.subqueries(in);
+      Expr value = ExprBinder.settleParameters(binder.bind(in.getLeftExpression()));
+      Expr result = subqueries.in(value, sub, in);
+      return in.isNot() ? new Expr.Not(result) : result;
+    }
     if (!(right instanceof ExpressionList<?> list)) {
-      throw QuiverException.unsupported("IN (subquery) other than as an AND-term of WHERE: " + SqlPositions.snippet(in));
+      throw QuiverException.unsupported("IN over " + SqlPositions.snippet(right));
     }
     if (list.size() > binder.limits.maxInListItems()) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "an IN list of " + list.size() + " items is over the limit of "

@@ -246,6 +246,10 @@ final class SelectBinder {
         groupRefs.put(g, new Expr.ColumnRef(n, g.type(), g.nullable()));
       }
       if (scalarCorrelated) for (Expr k : corr.innerKeys) corr.keyNames.add(groupRefs.get(k).name());
+      // a group key that reads a subquery's value (GROUP BY a CASE over IN (subquery)): join the subqueries first
+      if (groups.stream().anyMatch(g -> SubqueryDecorrelator.intersects(Exprs.columns(g.expr()), b.subqueryColumns))) {
+        b.flush();
+      }
       b.plan = new LogicalPlan.Aggregate(b.plan, groups, aggregates);
       for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
       b.flush(); // scalar subqueries of the SELECT list / HAVING join the aggregated rows
@@ -419,7 +423,7 @@ final class SelectBinder {
    * Whether the select list calls an aggregate function itself, read from the parsed tree: a string, an alias or a
    * type that spells a function's name is no call, and an aggregate inside a subquery aggregates that subquery.
    */
-  private static boolean hasAggregate(PlainSelect ps) {
+  static boolean hasAggregate(PlainSelect ps) {
     boolean[] found = {false};
     ExpressionVisitorAdapter<Void> calls = new ExpressionVisitorAdapter<>() {
       @Override

@@ -149,6 +149,88 @@ final class SubqueryDecorrelator {
   }
 
   /**
+   * {@code [NOT] EXISTS (subquery)} where its value is used (under OR, NOT, CASE, in the select list): the scalar
+   * subquery {@code (SELECT count(*) FROM … WHERE …)} compared with 0. Legal for a subquery without GROUP BY,
+   * HAVING, aggregates, DISTINCT, LIMIT or OFFSET — it has a row exactly when its FROM and WHERE admit one, and its
+   * select list and ORDER BY do not matter — and correlated through its WHERE by any predicate, as
+   * {@link #scalarSubquery} is. The count is never NULL (0 over no rows), so neither is the value.
+   */
+  Expr existsValue(ExistsExpression exists, Block b) {
+    Expression right = exists.getRightExpression();
+    Select s = right instanceof Select sel ? sel : null;
+    while (s instanceof net.sf.jsqlparser.statement.select.ParenthesedSelect p) s = p.getSelect();
+    if (!(s instanceof net.sf.jsqlparser.statement.select.PlainSelect ps) || ps.getGroupBy() != null
+        || ps.getHaving() != null || ps.getLimit() != null || ps.getOffset() != null || ps.getFetch() != null
+        || ps.getDistinct() != null || ps.getWithItemsList() != null || SelectBinder.hasAggregate(ps)) {
+      throw QuiverException.unsupported("EXISTS over a subquery with GROUP BY, HAVING, aggregates, DISTINCT, LIMIT "
+          + "or a set operation, other than as an AND-term of WHERE: " + SqlPositions.snippet(exists));
+    }
+    net.sf.jsqlparser.statement.select.PlainSelect counted = new net.sf.jsqlparser.statement.select.PlainSelect();
+    counted.setFromItem(ps.getFromItem());
+    counted.setJoins(ps.getJoins());
+    counted.setWhere(ps.getWhere());
+    net.sf.jsqlparser.expression.Function count = new net.sf.jsqlparser.expression.Function();
+    count.setName("count");
+    count.setParameters(new net.sf.jsqlparser.expression.operators.relational.ExpressionList<>(
+        new net.sf.jsqlparser.statement.select.AllColumns()));
+    counted.addSelectItem(count);
+    Expr n = scalarSubquery(counted, b);
+    return new Expr.Comparison(exists.isNot() ? Expr.CmpOp.EQ : Expr.CmpOp.GT, n, new Expr.Literal(0L, n.type()));
+  }
+
+  /**
+   * {@code value IN (subquery)} where its value is used: a mark join. The enclosing block is LEFT-joined with the
+   * subquery's distinct values on {@code value = item} (at most one match per row) and with one row of counts over
+   * the subquery (its rows, its non-NULL items). The value is three-valued as SQL defines it: TRUE when a match was
+   * found; otherwise FALSE over no rows; otherwise NULL when {@code value} is NULL or an item is; otherwise FALSE.
+   * {@code NOT IN} is its negation. Uncorrelated subqueries only (a correlated one as a value is refused).
+   */
+  Expr inValue(Expr value, Select sub, Expression written, Block b) {
+    Rel r = analyzer.query(sub, b.scope, null);
+    int width = r.visible().size();
+    if (width != 1) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the subquery of IN must return one column, not " + width + ": "
+          + SqlPositions.snippet(written));
+    }
+    java.util.Set<String> enclosing = new java.util.HashSet<>(b.scope.outerNames());
+    for (Field f : b.plan.schema().getFields()) enclosing.add(f.getName());
+    if (hasReference(r.plan(), enclosing)) {
+      throw QuiverException.unsupported("a correlated IN (subquery) other than as an AND-term of WHERE: "
+          + SqlPositions.snippet(written));
+    }
+    Expr item = ref(r.plan().schema().getFields().get(0));
+    ArrowType common = SqlTypes.isNull(value.type()) ? item.type() : SqlTypes.comparisonCommon(value.type(), item.type());
+    if (common == null) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "cannot compare " + SqlTypes.sqlName(value.type()) + " with "
+          + SqlTypes.sqlName(item.type()) + ": " + SqlPositions.snippet(written));
+    }
+    Names names = analyzer.cx().names();
+    String found = names.fresh("__in_value");
+    String rows = names.fresh("__in_rows");
+    String items = names.fresh("__in_items");
+    Expr v = Coercion.coerce(value, common);
+    Expr.ColumnRef foundRef = new Expr.ColumnRef(found, common, true);
+    LogicalPlan values = SetOperationBinder.distinct(
+        new LogicalPlan.Project(r.plan(), List.of(new NamedExpr(Coercion.coerce(item, common), found))));
+    LogicalPlan counts = new LogicalPlan.Aggregate(r.plan(), List.of(), List.of(
+        new AggregateCall(AggFunc.COUNT, null, SqlTypes.BIGINT, rows, false),
+        new AggregateCall(AggFunc.COUNT, item, SqlTypes.BIGINT, items, false)));
+    Expr matches = new Expr.Comparison(Expr.CmpOp.EQ, v, foundRef);
+    b.pending.add(p -> new LogicalPlan.Join(new LogicalPlan.Join(p, values, JoinType.LEFT, matches), counts,
+        JoinType.LEFT, Expr.Literal.TRUE));
+    b.subqueryColumns.addAll(List.of(found, rows, items));
+    Expr.ColumnRef rowCount = new Expr.ColumnRef(rows, SqlTypes.BIGINT, true);
+    Expr.ColumnRef itemCount = new Expr.ColumnRef(items, SqlTypes.BIGINT, true);
+    Expr zero = new Expr.Literal(0L, SqlTypes.BIGINT);
+    return new Expr.Case(List.of(
+        new Expr.When(new Expr.IsNull(foundRef, true), Expr.Literal.TRUE),
+        new Expr.When(new Expr.Comparison(Expr.CmpOp.EQ, rowCount, zero), Expr.Literal.FALSE),
+        new Expr.When(new Expr.Or(new Expr.IsNull(v, false), new Expr.Comparison(Expr.CmpOp.GT, rowCount, itemCount)),
+            new Expr.Literal(null, SqlTypes.BOOLEAN))),
+        Expr.Literal.FALSE, SqlTypes.BOOLEAN);
+  }
+
+  /**
    * A correlated scalar subquery's plan {@code plan} (a projection, possibly over its HAVING filter, over the
    * aggregation grouped by the correlation keys) with its HAVING folded into the value — {@code CASE WHEN having
    * THEN value END}, so that a group HAVING rejects is still found and reads NULL — and {@code value}, the value
