@@ -32,9 +32,12 @@ import org.apache.arrow.vector.types.pojo.Field;
  * Subqueries become joins. An AND-term of WHERE that is {@code [NOT] EXISTS} or {@code [NOT] IN} (subquery)
  * becomes a semi / anti join (NOT IN a null-aware anti join, so a NULL in the subquery yields no row) whose
  * condition holds the subquery's correlated predicates, taken out of its WHERE. A scalar subquery becomes a
- * LEFT join with its single row (checked at run time); when correlated, only on equalities, and only as a
- * single aggregate, which is then grouped by the correlation keys and LEFT-joined on them — a missing group's
- * count reads 0 (the COUNT bug). Other correlations are refused: their rows would not carry the outer columns.
+ * LEFT join with its single row (checked at run time); when correlated — by any predicates of its WHERE, as a
+ * single aggregate — it is grouped by the correlation keys (equalities) or by the domain of outer values joined
+ * into it ({@link #correlate}) and LEFT-joined on them; a missing group reads the value over no rows (count 0: the
+ * COUNT bug). Used as values, EXISTS is such a count compared with 0 ({@link #existsValue}) and IN a mark join
+ * ({@link #inValue}). Correlations outside the subquery's WHERE are refused: its rows would not carry the outer
+ * columns.
  */
 final class SubqueryDecorrelator {
   private final Analyzer analyzer;
