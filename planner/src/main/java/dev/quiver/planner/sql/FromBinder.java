@@ -49,7 +49,6 @@ final class FromBinder {
     From acc = fromItem(item, outer);
     if (joins == null) return acc;
     for (Join j : joins) {
-      if (j.isNatural()) throw QuiverException.unsupported("NATURAL JOIN", cx.at("NATURAL"));
       if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
       From right = fromItem(j.getRightItem(), outer);
       List<Scope.Entry> entries = new ArrayList<>(acc.entries());
@@ -63,17 +62,15 @@ final class FromBinder {
           conds.add(ExprBinder.settleParameters(b.bindPredicate(on)));
         }
       }
-      if (j.getUsingColumns() != null) {
-        for (net.sf.jsqlparser.schema.Column c : j.getUsingColumns()) {
-          String n = ExprBinder.unquote(c.getColumnName());
-          Expr l = new Scope(acc.entries(), null).resolve(null, n, cx.sql());
-          Expr r = new Scope(right.entries(), null).resolve(null, n, cx.sql());
-          ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
-          if (t == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "USING column " + n + " has different types");
-          conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(l, t), Coercion.coerce(r, t)));
-        }
+      List<String> using = usingColumns(j, acc, right);
+      for (String n : using) {
+        Expr l = new Scope(acc.entries(), null).resolve(null, n, cx.sql());
+        Expr r = new Scope(right.entries(), null).resolve(null, n, cx.sql());
+        ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
+        if (t == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "USING column " + n + " has different types");
+        conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(l, t), Coercion.coerce(r, t)));
       }
-      if (conds.isEmpty() && type != JoinType.INNER) {
+      if (conds.isEmpty() && type != JoinType.INNER && !j.isNatural()) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, type + " JOIN needs an ON or USING condition" + cx.at("JOIN"));
       }
       Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
@@ -81,14 +78,83 @@ final class FromBinder {
       List<Scope.Entry> after = new ArrayList<>();
       for (Scope.Entry e : acc.entries()) after.add(type == JoinType.RIGHT || type == JoinType.FULL ? nullable(e) : e);
       for (Scope.Entry e : right.entries()) after.add(type == JoinType.LEFT || type == JoinType.FULL ? nullable(e) : e);
-      acc = new From(new LogicalPlan.Join(acc.plan(), right.plan(), type, cond), after);
+      LogicalPlan joined = new LogicalPlan.Join(acc.plan(), right.plan(), type, cond);
+      acc = using.isEmpty() ? new From(joined, after) : merge(joined, type, using, after, acc.entries().size());
     }
     return acc;
   }
 
+  /** The key columns of a {@code USING} or {@code NATURAL} join (for NATURAL: the names both sides have); else none. */
+  private List<String> usingColumns(Join j, From left, From right) {
+    List<String> using = new ArrayList<>();
+    if (j.isNatural()) {
+      if ((j.getOnExpressions() != null && !j.getOnExpressions().isEmpty())
+          || (j.getUsingColumns() != null && !j.getUsingColumns().isEmpty())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "a NATURAL JOIN takes no ON or USING" + cx.at("NATURAL"));
+      }
+      List<Scope.Column> rightColumns = new Scope(right.entries(), null).columns();
+      for (Scope.Column c : new Scope(left.entries(), null).columns()) {
+        boolean shared = rightColumns.stream().anyMatch(r -> r.name().equalsIgnoreCase(c.name()));
+        if (shared && using.stream().noneMatch(u -> u.equalsIgnoreCase(c.name()))) using.add(c.name());
+      }
+    } else if (j.getUsingColumns() != null) {
+      for (net.sf.jsqlparser.schema.Column c : j.getUsingColumns()) {
+        String n = ExprBinder.unquote(c.getColumnName());
+        if (using.stream().anyMatch(u -> u.equalsIgnoreCase(n))) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "column " + n + " appears more than once in USING" + cx.at("USING"));
+        }
+        using.add(n);
+      }
+    }
+    return using;
+  }
+
+  /**
+   * A {@code USING}/{@code NATURAL} join's result as SQL defines it: each key is one column — the left side's value,
+   * the right side's for a RIGHT join, the one that is not NULL for a FULL join — read by unqualified references and
+   * listed first by {@code SELECT *}; each side's own key column stays readable through its qualifier.
+   */
+  private From merge(LogicalPlan joined, JoinType type, List<String> using, List<Scope.Entry> after, int leftCount) {
+    Scope leftScope = new Scope(after.subList(0, leftCount), null);
+    Scope rightScope = new Scope(after.subList(leftCount, after.size()), null);
+    List<LogicalPlan.NamedExpr> exprs = new ArrayList<>();
+    for (Field f : joined.schema().getFields()) {
+      exprs.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+    }
+    List<Scope.Column> keys = new ArrayList<>();
+    java.util.Set<String> hidden = new java.util.HashSet<>();
+    for (String n : using) {
+      Expr l = leftScope.resolve(null, n, cx.sql());
+      Expr r = rightScope.resolve(null, n, cx.sql());
+      hidden.add(((Expr.ColumnRef) l).name());
+      hidden.add(((Expr.ColumnRef) r).name());
+      ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
+      Expr lc = Coercion.coerce(l, t);
+      Expr rc = Coercion.coerce(r, t);
+      Expr key = switch (type) {
+        case FULL -> new Expr.Call("coalesce", List.of(lc, rc), t, lc.nullable() && rc.nullable(), Expr.Volatility.IMMUTABLE);
+        case RIGHT -> rc;
+        default -> lc;
+      };
+      String internal = cx.names().unique(n, null);
+      exprs.add(new LogicalPlan.NamedExpr(key, internal));
+      keys.add(new Scope.Column(n, internal, t, key.nullable()));
+    }
+    List<Scope.Entry> entries = new ArrayList<>();
+    entries.add(new Scope.Entry(null, "", keys, java.util.Map.of()));
+    for (Scope.Entry e : after) {
+      List<Scope.Column> cols = new ArrayList<>();
+      for (Scope.Column c : e.columns()) {
+        cols.add(hidden.contains(c.internal()) ? new Scope.Column(c.name(), c.internal(), c.type(), c.nullable(), true) : c);
+      }
+      entries.add(new Scope.Entry(e.qualifier(), e.table(), cols, e.unsupported()));
+    }
+    return new From(new LogicalPlan.Project(joined, exprs), entries);
+  }
+
   private static Scope.Entry nullable(Scope.Entry e) {
     List<Scope.Column> cols = new ArrayList<>();
-    for (Scope.Column c : e.columns()) cols.add(new Scope.Column(c.name(), c.internal(), c.type(), true));
+    for (Scope.Column c : e.columns()) cols.add(new Scope.Column(c.name(), c.internal(), c.type(), true, c.qualifiedOnly()));
     return new Scope.Entry(e.qualifier(), e.table(), cols, e.unsupported());
   }
 

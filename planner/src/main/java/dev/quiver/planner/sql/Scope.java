@@ -18,8 +18,16 @@ import org.apache.arrow.vector.types.pojo.Field;
  * reference reads. A column has a visible name and an internal name unique in the whole statement.
  */
 public final class Scope {
-  /** A column as the query sees it ({@code name}) and as the plan names it ({@code internal}). */
-  public record Column(String name, String internal, ArrowType type, boolean nullable) {
+  /**
+   * A column as the query sees it ({@code name}) and as the plan names it ({@code internal}). {@code qualifiedOnly}:
+   * a column of a {@code JOIN … USING}/{@code NATURAL JOIN} key, which unqualified references and {@code SELECT *}
+   * read as the one joined column instead (it stays readable through its table's qualifier).
+   */
+  public record Column(String name, String internal, ArrowType type, boolean nullable, boolean qualifiedOnly) {
+    public Column(String name, String internal, ArrowType type, boolean nullable) {
+      this(name, internal, type, nullable, false);
+    }
+
     Expr.ColumnRef ref() { return new Expr.ColumnRef(internal, type, nullable); }
   }
 
@@ -86,10 +94,10 @@ public final class Scope {
     return out;
   }
 
-  /** All columns, relation by relation (SELECT *). */
+  /** All columns, relation by relation (SELECT *): a USING join's key once, first. */
   public List<Column> columns() {
     List<Column> out = new ArrayList<>();
-    for (Entry e : entries) out.addAll(e.columns());
+    for (Entry e : entries) for (Column c : e.columns()) if (!c.qualifiedOnly()) out.add(c);
     return out;
   }
 
@@ -128,7 +136,7 @@ public final class Scope {
     for (Entry e : entries) {
       if (q != null && (e.qualifier() == null || !e.qualifier().equalsIgnoreCase(q))) continue;
       for (Column c : e.columns()) {
-        if (!c.name().equalsIgnoreCase(name)) continue;
+        if (!c.name().equalsIgnoreCase(name) || (q == null && c.qualifiedOnly())) continue;
         if (found != null && !found.internal().equals(c.internal())) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, "column reference " + SqlPositions.snippet(name) + " is ambiguous"
               + SqlPositions.suffix(sql, name));
