@@ -356,12 +356,12 @@ final class ChunkDecoder {
           if (run > 0) {
             int len = Math.min(run, take - k);
             if (defs.runValue() == maxDef) readValues(v, at + i + k, len);
-            else for (int j = 0; j < len; j++) v.setNull(at + i + k + j);
+            else ScanVectors.setNulls(v, at + i + k, len);
             defs.skipRun(len);
             k += len;
           } else {
             if (defs.next() == maxDef) readValues(v, at + i + k, 1);
-            else v.setNull(at + i + k);
+            else ScanVectors.setNulls(v, at + i + k, 1);
             k++;
           }
         }

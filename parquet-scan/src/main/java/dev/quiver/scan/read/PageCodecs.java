@@ -1,6 +1,7 @@
 package dev.quiver.scan.read;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.parquet.bytes.BytesInput;
@@ -14,7 +15,7 @@ import org.xerial.snappy.Snappy;
  * bytes into an array of the page's declared size (parquet-java streams them through a decompressor
  * stream and copies the result again); every other codec goes to parquet-java's own factory. A page whose
  * data does not decompress to exactly its declared size fails as corrupt. Used unless
- * {@link ScanOptions#ownCodecs()} is off.
+ * {@link ScanOptions#ownCodecs()} is off. On a {@link ScanWorker} ZSTD pages reuse the thread's context.
  */
 final class PageCodecs implements CompressionCodecFactory {
   private final CodecFactory fallback;
@@ -62,8 +63,16 @@ final class PageCodecs implements CompressionCodecFactory {
       byte[] out = new byte[uncompressedSize];
       long n;
       if (codec == CompressionCodecName.ZSTD) {
-        n = Zstd.decompressByteArray(out, 0, uncompressedSize, src, offset, length);
-        if (Zstd.isError(n)) throw new IOException("ZSTD page does not decompress: " + Zstd.getErrorName(n));
+        if (Thread.currentThread() instanceof ScanWorker worker) { // its own context, reused page after page
+          try {
+            n = worker.zstd().decompressByteArray(out, 0, uncompressedSize, src, offset, length);
+          } catch (ZstdException e) {
+            throw new IOException("ZSTD page does not decompress: " + e.getMessage(), e);
+          }
+        } else {
+          n = Zstd.decompressByteArray(out, 0, uncompressedSize, src, offset, length);
+          if (Zstd.isError(n)) throw new IOException("ZSTD page does not decompress: " + Zstd.getErrorName(n));
+        }
       } else {
         // snappy's decompressor checks its input (a damaged page fails with IOException), no separate pass
         int declared = Snappy.uncompressedLength(src, offset, length);

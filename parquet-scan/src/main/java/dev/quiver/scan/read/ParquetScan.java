@@ -436,10 +436,8 @@ public final class ParquetScan implements AutoCloseable {
       try {
         for (int c = 0; c < fields.size(); c++) {
           Field field = fields.get(c);
-          FieldVector v = field.createVector(allocator);
+          FieldVector v = allocate(field, n, decoders[c]);
           vectors.add(v);
-          v.setInitialCapacity(n);
-          v.allocateNew();
           readAll(columnReaders[c], decoders[c], field, v, n);
           v.setValueCount(n);
         }
@@ -468,7 +466,7 @@ public final class ParquetScan implements AutoCloseable {
         List<FieldVector> predicateVectors = new ArrayList<>(predicateIndex.length);
         for (int c : predicateIndex) {
           Field field = readFields.get(c);
-          FieldVector v = allocate(field, n);
+          FieldVector v = allocate(field, n, decoders[c]);
           vectors[c] = v;
           readAll(columnReaders[c], decoders[c], field, v, n);
           v.setValueCount(n);
@@ -506,7 +504,7 @@ public final class ParquetScan implements AutoCloseable {
             }
             continue;
           }
-          v = allocate(field, count);
+          v = allocate(field, count, decoders[c]);
           vectors[c] = v;
           if (table.isPartitionColumn(field.getName())) {
             fillPartition(v, file.partitionValues().get(field.getName()), count);
@@ -552,45 +550,18 @@ public final class ParquetScan implements AutoCloseable {
     }
 
     private FieldVector allocate(Field field, int n) {
-      FieldVector v = field.createVector(allocator);
-      v.setInitialCapacity(Math.max(n, 1));
-      v.allocateNew();
-      return v;
+      return ScanVectors.allocate(field, allocator, n);
+    }
+
+    /** A vector for {@code n} rows: not zero-filled where {@code decoder} (non-null) will write every slot. */
+    private FieldVector allocate(Field field, int n, ChunkDecoder decoder) {
+      return decoder != null && !table.isPartitionColumn(field.getName())
+          ? ScanVectors.allocateToOverwrite(field, allocator, n) : ScanVectors.allocate(field, allocator, n);
     }
 
     /** A new vector with the kept rows of {@code v}; {@code v} is closed. */
     private FieldVector compact(FieldVector v, boolean[] keep, int count) {
-      try (v) {
-        FieldVector out = allocate(v.getField(), count);
-        if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f && !(v instanceof org.apache.arrow.vector.BitVector)) {
-          // fixed width: one copy per run of kept rows, then their validity bits
-          int w = f.getTypeWidth();
-          org.apache.arrow.memory.ArrowBuf to = out.getDataBuffer();
-          org.apache.arrow.memory.ArrowBuf validity = out.getValidityBuffer();
-          boolean nulls = f.getNullCount() > 0;
-          int k = 0;
-          int i = 0;
-          while (i < keep.length) {
-            if (!keep[i]) {
-              i++;
-              continue;
-            }
-            int j = i;
-            while (j < keep.length && keep[j]) j++;
-            to.setBytes((long) k * w, f.getDataBuffer(), (long) i * w, (long) (j - i) * w);
-            for (int r = i; r < j; r++) {
-              if (!nulls || !f.isNull(r)) org.apache.arrow.vector.BitVectorHelper.setBit(validity, k + r - i);
-            }
-            k += j - i;
-            i = j;
-          }
-        } else {
-          int k = 0;
-          for (int i = 0; i < keep.length; i++) if (keep[i]) out.copyFromSafe(i, k++, v);
-        }
-        out.setValueCount(count);
-        return out;
-      }
+      return ScanVectors.compact(v, keep, count, allocator);
     }
   }
 

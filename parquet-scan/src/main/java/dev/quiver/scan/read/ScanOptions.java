@@ -31,12 +31,15 @@ public record ScanOptions(int threads, boolean ownDecoders, boolean ownCodecs, E
     if (executor == null) throw new IllegalArgumentException("scan options need an executor");
   }
 
-  /** Options with a new pool of {@code threads} daemon threads, which the caller owns and closes. */
+  /**
+   * Options with a new pool of {@code threads} daemon threads, which the caller owns and closes. Each thread
+   * keeps its page decompression state (a zstd context) until the pool is shut down.
+   */
   public static ScanOptions create(int threads, boolean ownDecoders, boolean ownCodecs) {
     int pool = POOLS.incrementAndGet();
     AtomicInteger n = new AtomicInteger();
     ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
-      Thread t = new Thread(r, "quiver-scan-" + pool + "-" + n.incrementAndGet());
+      Thread t = new ScanWorker(r, "quiver-scan-" + pool + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });

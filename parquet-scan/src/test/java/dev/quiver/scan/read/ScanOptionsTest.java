@@ -142,4 +142,53 @@ class ScanOptionsTest {
       System.clearProperty(ScanOptions.DECODERS);
     }
   }
+
+  /**
+   * ZSTD pages on a scan worker reuse the thread's one zstd context (the same sums as parquet-java's codecs,
+   * page after page and file after file), and the context is freed when the pool is shut down.
+   */
+  @Test
+  void scanWorkersReuseOneZstdContextAndFreeItAtShutdown(@TempDir Path zdir) throws Exception {
+    SimpleGroupFactory f = new SimpleGroupFactory(SCHEMA);
+    long n = 40_000;
+    java.nio.file.Files.createDirectories(zdir.resolve("t"));
+    for (int file = 0; file < 2; file++) {
+      try (ParquetWriter<org.apache.parquet.example.data.Group> w = ExampleParquetWriter.builder(
+          new LocalOutputFile(zdir.resolve("t").resolve("z" + file + ".parquet"))).withType(SCHEMA).withRowGroupRowCountLimit(7_000)
+          .withPageRowCountLimit(1_000).withCompressionCodec(org.apache.parquet.hadoop.metadata.CompressionCodecName.ZSTD)
+          .build()) {
+        for (long x = file * n; x < (file + 1) * n; x++) w.write(f.newGroup().append("x", x * 7919 % 100_003));
+      }
+    }
+    Catalog zstd = Catalog.open(zdir.toString());
+    ScanOptions own = ScanOptions.create(1, true, true);
+    Thread[] worker = new Thread[1];
+    try (ScanOptions reference = ScanOptions.create(1, true, false)) {
+      long expected = sum(zstd, reference);
+      assertThat(sum(zstd, own)).isEqualTo(expected);
+      assertThat(sum(zstd, own)).isEqualTo(expected);
+      own.executor().submit(() -> worker[0] = Thread.currentThread()).get();
+      assertThat(worker[0]).isInstanceOf(ScanWorker.class);
+      assertThat(((ScanWorker) worker[0]).holdsZstdContext()).isTrue();
+    } finally {
+      own.close();
+    }
+    worker[0].join(10_000);
+    assertThat(worker[0].isAlive()).isFalse();
+    assertThat(((ScanWorker) worker[0]).holdsZstdContext()).as("freed when its pool shut down").isFalse();
+  }
+
+  private long sum(Catalog c, ScanOptions options) {
+    long sum = 0;
+    try (ParquetScan scan = new ParquetScan(c, c.table("t"), List.of("x"), new ScanPredicate.Const(true),
+        allocator, new ScanMetrics(), 1_000, true, options)) {
+      VectorSchemaRoot next;
+      while ((next = scan.next()) != null) {
+        try (VectorSchemaRoot b = next) {
+          for (int i = 0; i < b.getRowCount(); i++) sum = sum * 31 + ((org.apache.arrow.vector.BigIntVector) b.getVector(0)).get(i);
+        }
+      }
+    }
+    return sum;
+  }
 }
