@@ -24,7 +24,7 @@ final class FusedExec extends Operator {
 
   @Override public Schema schema() { return schema; }
   @Override public List<Operator> children() { return List.of(input); }
-  @Override public String describe() { return description + " [in scan tasks]"; }
+  @Override public String describe() { return description.stripTrailing() + " [in scan tasks]"; }
 
   @Override
   protected VectorSchemaRoot produce() {
