@@ -107,7 +107,7 @@ final class FinalAggregateExec extends Operator {
         for (int a = 0; a < na; a++) {
           firstColumn[a] = col;
           PartialAggregate.Kind kind = PartialAggregate.kind(calls.get(a));
-          if (kind == PartialAggregate.Kind.LONG_SUM || kind == PartialAggregate.Kind.MIN_MAX) {
+          if (kind == PartialAggregate.Kind.MIN_MAX) {
             merged[a].batch(new VectorValues(b.getVector(col), false), n);
           }
           col += kind == PartialAggregate.Kind.DECIMAL ? 3 : 1;

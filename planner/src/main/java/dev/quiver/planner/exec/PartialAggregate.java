@@ -22,10 +22,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The first phase of a two-phase hash aggregation (DataFusion's Partial/Final): each of a scan's row-group tasks
  * folds its rows into per-group states ({@link GroupTable}, {@link GroupedAccumulator}; without GROUP BY one group)
  * and emits them as one small batch: the group keys, then each aggregate's state columns. {@link FinalAggregateExec}
- * merges the states of all tasks. Only aggregates whose states merge exactly are split: count, sum and avg of
- * integers and decimals (a decimal state is the unscaled running sum, what spilled past a long as text, and the
- * count), min and max; DISTINCT aggregates and floating-point sums (whose rounding depends on the order of the
- * additions) keep the single-phase plan. Groups come out in order of their first row, per task and so overall,
+ * merges the states of all tasks. Only aggregates whose results (values and errors) do not depend on the order of
+ * the rows are split: count, sum of decimals, avg of integers and decimals (the state is the unscaled running sum,
+ * what spilled past a long as text, and the count; overflow is checked on the final total, as before), min and
+ * max. DISTINCT aggregates, floating-point sums (rounding depends on the order of the additions) and sums of
+ * integers (an error as soon as the running total leaves BIGINT) keep the single-phase plan. Groups come out in order of their first row, per task and so overall,
  * as a single-phase aggregation numbers them.
  */
 final class PartialAggregate {
@@ -33,8 +34,6 @@ final class PartialAggregate {
   enum Kind {
     /** count, count(*): one BIGINT; merged by adding. */
     COUNT,
-    /** sum of integers: one BIGINT, NULL when no value; merged as a sum (same overflow error). */
-    LONG_SUM,
     /** sum of decimals, avg of decimals and integers: unscaled BIGINT, spilled part as text (or NULL), BIGINT count. */
     DECIMAL,
     /** min, max: the value (NULL when none); merged by min / max. */
@@ -49,7 +48,9 @@ final class PartialAggregate {
     if (call.arg() == null || call.func() == LogicalPlan.AggFunc.COUNT) return Kind.COUNT;
     Kernels.Family family = Kernels.family(call.arg().type());
     return switch (call.func()) {
-      case SUM -> family == Kernels.Family.LONG ? Kind.LONG_SUM : family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
+      // a sum of integers is not split: it fails as soon as its running total leaves BIGINT, which depends on the
+      // order of the additions (partial totals could overflow where the running total does not, and vice versa)
+      case SUM -> family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
       case AVG -> family == Kernels.Family.LONG || family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
       case MIN, MAX -> Kind.MIN_MAX;
       default -> null;
@@ -71,7 +72,6 @@ final class PartialAggregate {
       String prefix = "__state" + a + "_";
       switch (kind(c)) {
         case COUNT -> fields.add(nullable(prefix + "count", bigint));
-        case LONG_SUM -> fields.add(nullable(prefix + "sum", bigint));
         case DECIMAL -> {
           fields.add(nullable(prefix + "unscaled", bigint));
           fields.add(nullable(prefix + "spilled", ArrowType.Utf8.INSTANCE));
