@@ -173,6 +173,66 @@ class ParallelPipelinesTest {
     assertThat(rows(on, "AggregateExec: mode=partial")).isGreaterThan(rows(on, "AggregateExec: mode=final"));
   }
 
+  @Test
+  void aCancellationOrAMemoryLimitInAScanTaskLeaksNothing() {
+    String sql = "SELECT l_returnflag, count(*), sum(l_quantity * l_extendedprice) FROM li WHERE l_quantity + 0 > 1 "
+        + "GROUP BY l_returnflag";
+    for (int after : new int[] {1, 5, 20, 60}) {
+      java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+      Cancellation cancel = () -> {
+        if (checks.incrementAndGet() > after) {
+          throw new QuiverException(dev.quiver.common.ErrorCode.CANCELLED, "query cancelled by the client");
+        }
+      };
+      try (BufferAllocator allocator = new RootAllocator(64 << 20)) { // closing it fails on a leak
+        PreparedQuery q = engine.prepare(sql, allocator, ON);
+        QuiverException e = org.assertj.core.api.Assertions.catchThrowableOfType(() -> {
+          try (QueryExecution ex = engine.execute(q, allocator, cancel)) {
+            for (VectorSchemaRoot b = ex.next(); b != null; b = ex.next()) b.close();
+          }
+        }, QuiverException.class);
+        assertThat(e).as("cancelled after %d checks", after).isNotNull();
+        assertThat(e.code()).isEqualTo(dev.quiver.common.ErrorCode.CANCELLED);
+      }
+    }
+    List<List<Object>> expected = run(sql, OFF);
+    int failed = 0;
+    int answered = 0;
+    for (long limit : new long[] {32 << 10, 128 << 10, 512 << 10, 2 << 20, 8 << 20}) {
+      for (QuerySettings settings : List.of(ON, OFF)) {
+        List<List<Object>> got = null;
+        try (BufferAllocator allocator = new RootAllocator(limit)) { // closing it fails on a leak
+          PreparedQuery q = engine.prepare(sql, allocator, settings);
+          List<List<Object>> rows = new ArrayList<>();
+          try (QueryExecution ex = engine.execute(q, allocator)) {
+            for (VectorSchemaRoot next = ex.next(); next != null; next = ex.next()) {
+              try (VectorSchemaRoot b = next) {
+                for (int i = 0; i < b.getRowCount(); i++) {
+                  List<Object> row = new ArrayList<>();
+                  for (var v : b.getFieldVectors()) row.add(v.getObject(i));
+                  rows.add(row);
+                }
+              }
+            }
+          }
+          got = rows;
+        } catch (QuiverException e) {
+          assertThat(e.code()).isEqualTo(dev.quiver.common.ErrorCode.RESOURCE_EXHAUSTED);
+        } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+          // an allocation refused outright: also an answer, as long as nothing leaked
+        }
+        if (got != null) {
+          assertThat(got).isEqualTo(expected);
+          answered++;
+        } else {
+          failed++;
+        }
+      }
+    }
+    assertThat(failed).isPositive();
+    assertThat(answered).isPositive();
+  }
+
   private static long rows(String explain, String operator) {
     for (String line : explain.split("\n")) {
       if (line.strip().startsWith(operator)) {
