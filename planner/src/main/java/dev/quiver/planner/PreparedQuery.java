@@ -13,7 +13,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public record PreparedQuery(String sql, ExplainMode explain, LogicalPlan analyzed, Optimizer.Result optimized,
     Schema schema, dev.quiver.planner.kernel.EvalContext eval, List<org.apache.arrow.vector.types.pojo.ArrowType> parameterTypes,
-    int batchRows, boolean pruning, int plansBuilt, long planningNanos) {
+    int batchRows, boolean pruning, int plansBuilt, long planningNanos, boolean parallelPipelines) {
 
   public enum ExplainMode { NONE, EXPLAIN, VERBOSE, ANALYZE, ANALYZE_VERBOSE }
 

@@ -136,7 +136,7 @@ public final class QueryEngine {
         limits.maxSimplifierPasses()));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
     return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows(),
-        settings.pruning(), 1, System.nanoTime() - started);
+        settings.pruning(), 1, System.nanoTime() - started, settings.parallelPipelines());
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
@@ -146,7 +146,7 @@ public final class QueryEngine {
   /** Runs a prepared query; its scans call {@code cancellation} between batches. */
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator, Cancellation cancellation) {
     Operator root = new PhysicalPlanner(allocator, query.eval(), cancellation, query.batchRows(), query.pruning(),
-        scanOptions).plan(query.plan());
+        scanOptions, query.parallelPipelines()).plan(query.plan());
     if (query.explain() == ExplainMode.NONE) return new OperatorExecution(root, query.schema());
     try {
       boolean analyze = query.explain() == ExplainMode.ANALYZE || query.explain() == ExplainMode.ANALYZE_VERBOSE;

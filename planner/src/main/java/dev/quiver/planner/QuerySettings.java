@@ -7,21 +7,34 @@ import java.time.ZoneOffset;
  * Per-session settings that change planning: whether expressions are simplified (off shows the same
  * query without the simplifier: same rows, fewer row groups pruned) and the session time zone.
  */
-public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows, boolean pruning) {
+public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows, boolean pruning,
+    boolean parallelPipelines) {
   public static final int DEFAULT_BATCH_ROWS = 32_768;
-  public static final QuerySettings DEFAULT = new QuerySettings(true, ZoneOffset.UTC, 0, DEFAULT_BATCH_ROWS, true);
+  public static final QuerySettings DEFAULT = new QuerySettings(true, ZoneOffset.UTC, 0, DEFAULT_BATCH_ROWS, true, true);
+
+  public QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows, boolean pruning) {
+    this(simplify, zone, statementTimeoutMs, batchRows, pruning, true);
+  }
+
+  /**
+   * Off: filters, projections and aggregations above a scan run on the query's one consumer thread instead of
+   * in the scan's row-group tasks (same results; for comparisons and benchmarks).
+   */
+  public QuerySettings withParallelPipelines(boolean on) {
+    return new QuerySettings(simplify, zone, statementTimeoutMs, batchRows, pruning, on);
+  }
 
   public QuerySettings withSimplify(boolean on) {
-    return new QuerySettings(on, zone, statementTimeoutMs, batchRows, pruning);
+    return new QuerySettings(on, zone, statementTimeoutMs, batchRows, pruning, parallelPipelines);
   }
 
   public QuerySettings withZone(ZoneId z) {
-    return new QuerySettings(simplify, z, statementTimeoutMs, batchRows, pruning);
+    return new QuerySettings(simplify, z, statementTimeoutMs, batchRows, pruning, parallelPipelines);
   }
 
   /** 0 means no timeout. */
   public QuerySettings withStatementTimeoutMs(long ms) {
-    return new QuerySettings(simplify, zone, ms, batchRows, pruning);
+    return new QuerySettings(simplify, zone, ms, batchRows, pruning, parallelPipelines);
   }
 
   /**
@@ -29,11 +42,11 @@ public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeout
    * the baseline for benchmarks.
    */
   public QuerySettings withPruning(boolean on) {
-    return new QuerySettings(simplify, zone, statementTimeoutMs, batchRows, on);
+    return new QuerySettings(simplify, zone, statementTimeoutMs, batchRows, on, parallelPipelines);
   }
 
   /** Rows per scan batch (results are also split at a few MiB). */
   public QuerySettings withBatchRows(int rows) {
-    return new QuerySettings(simplify, zone, statementTimeoutMs, rows, pruning);
+    return new QuerySettings(simplify, zone, statementTimeoutMs, rows, pruning, parallelPipelines);
   }
 }

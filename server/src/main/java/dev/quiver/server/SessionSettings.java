@@ -24,7 +24,10 @@ final class SessionSettings {
   static final String TIMEOUT = "quiver.statement_timeout_ms";
   static final String BATCH_ROWS = "quiver.batch_rows";
   static final String PRUNING = "quiver.scan.pruning";
-  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS, PRUNING);
+  /** Whether filters, projections and partial aggregations run in the scans' tasks (on by default). */
+  static final String PARALLEL_PIPELINES = "quiver.parallel_pipelines";
+  static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS, PRUNING,
+      PARALLEL_PIPELINES);
   /** A parsed {@code SET}: the setting and its value, validated. */
   record Assignment(String name, String value) {}
 
@@ -44,7 +47,7 @@ final class SessionSettings {
   static Assignment assignment(String name, String value) {
     name = name.toLowerCase(Locale.ROOT);
     switch (name) {
-      case SIMPLIFY, PRUNING -> {
+      case SIMPLIFY, PRUNING, PARALLEL_PIPELINES -> {
         String v = value.toLowerCase(Locale.ROOT);
         if (!v.matches("true|false|on|off")) {
           throw new QuiverException(ErrorCode.INVALID_QUERY, name + " must be true or false, not "
@@ -96,12 +99,14 @@ final class SessionSettings {
       case TIMEZONE -> s.zone().getId();
       case BATCH_ROWS -> Integer.toString(s.batchRows());
       case PRUNING -> Boolean.toString(s.pruning());
+      case PARALLEL_PIPELINES -> Boolean.toString(s.parallelPipelines());
       default -> Long.toString(s.statementTimeoutMs());
     };
   }
 
   static void apply(ServerSessionMiddleware.Session session, Assignment a) {
     SessionOptionValue v = a.name().equals(SIMPLIFY) || a.name().equals(PRUNING)
+        || a.name().equals(PARALLEL_PIPELINES)
         ? SessionOptionValueFactory.makeSessionOptionValue(Boolean.parseBoolean(a.value()))
         : SessionOptionValueFactory.makeSessionOptionValue(a.value());
     session.setSessionOption(a.name(), v);
@@ -113,6 +118,8 @@ final class SessionSettings {
     QuerySettings s = defaults;
     SessionOptionValue pruning = session.getSessionOption(PRUNING);
     if (pruning != null) s = s.withPruning(Boolean.parseBoolean(text(pruning)));
+    SessionOptionValue parallel = session.getSessionOption(PARALLEL_PIPELINES);
+    if (parallel != null) s = s.withParallelPipelines(Boolean.parseBoolean(text(parallel)));
     SessionOptionValue simplify = session.getSessionOption(SIMPLIFY);
     if (simplify != null) s = s.withSimplify(Boolean.parseBoolean(text(simplify)));
     SessionOptionValue zone = session.getSessionOption(TIMEZONE);

@@ -84,6 +84,8 @@ public final class ParquetScan implements AutoCloseable {
   private final int parallelism;
   private final RowPredicate rowPredicate;
   private final ScanOptions options;
+  /** Run by each row-group task on the batches it reads (null: none). */
+  private BatchPipeline.Factory pipeline;
 
   /** The row groups still to read, in order. */
   private ArrayDeque<RowGroupTask> todo;
@@ -158,6 +160,15 @@ public final class ParquetScan implements AutoCloseable {
 
   public Schema schema() {
     return new Schema(fields);
+  }
+
+  /**
+   * Runs a {@link BatchPipeline} from {@code factory} in every row-group task, on the scan's threads: the scan then
+   * hands out what the pipelines emit instead of the batches read. Set before the first {@link #next()}.
+   */
+  public ParquetScan withPipeline(BatchPipeline.Factory factory) {
+    this.pipeline = factory;
+    return this;
   }
 
   /** The next batch, or null when the scan is done. */
@@ -310,13 +321,24 @@ public final class ParquetScan implements AutoCloseable {
         // parquet-java's column readers for whatever the own decoders do not handle — if one meets such
         // a page, the row group is read again that way
         boolean own = options.ownDecoders();
+        BatchPipeline pipe = pipeline == null ? null : pipeline.create();
         try {
-          readRowGroup(reader, ranges, requestedNames, rows, late, own, out);
-        } catch (ChunkDecoder.Unsupported fallback) {
-          metrics.decoderFallbacks(requestedNames.size());
-          out.forEach(VectorSchemaRoot::close);
-          out.clear();
-          readRowGroup(reader, ranges, requestedNames, rows, late, false, out);
+          try {
+            readRowGroup(reader, ranges, requestedNames, rows, late, own, pipe, out);
+          } catch (ChunkDecoder.Unsupported fallback) {
+            metrics.decoderFallbacks(requestedNames.size());
+            out.forEach(VectorSchemaRoot::close);
+            out.clear();
+            if (pipe != null) { // its state holds rows read before the fallback: start again
+              pipe.close();
+              pipe = null;
+              pipe = pipeline.create();
+            }
+            readRowGroup(reader, ranges, requestedNames, rows, late, false, pipe, out);
+          }
+          if (pipe != null && !closed) pipe.finish(out);
+        } finally {
+          if (pipe != null) pipe.close();
         }
         return out;
       } catch (RuntimeException | Error e) {
@@ -329,7 +351,7 @@ public final class ParquetScan implements AutoCloseable {
     }
 
     private void readRowGroup(ParquetFileReader reader, RowRanges ranges, Set<String> requestedNames, long rows,
-        boolean late, boolean own, List<VectorSchemaRoot> out) {
+        boolean late, boolean own, BatchPipeline pipe, List<VectorSchemaRoot> out) {
       ColumnReader[] columnReaders = new ColumnReader[readFields.size()];
       ChunkDecoder[] decoders = new ChunkDecoder[readFields.size()];
       if (requested.getFieldCount() > 0 && rows > 0) {
@@ -364,7 +386,10 @@ public final class ParquetScan implements AutoCloseable {
         if (closed) break;
         int n = (int) Math.min(batchRows, left);
         VectorSchemaRoot b = late ? readBatchLate(columnReaders, decoders, n) : readBatch(columnReaders, decoders, n);
-        if (b != null) out.add(b);
+        if (b != null) {
+          if (pipe == null) out.add(b);
+          else pipe.accept(b, out);
+        }
         left -= n;
       }
     }

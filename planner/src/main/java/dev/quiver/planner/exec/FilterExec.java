@@ -35,23 +35,32 @@ public final class FilterExec extends Operator {
     while (true) {
       VectorSchemaRoot batch = input.next();
       if (batch == null) return null;
-      int n = batch.getRowCount();
-      int[] selected = new int[n];
-      int count = 0;
-      try (ColumnValues mask = compiled.eval(batch, allocator)) {
-        count = dev.quiver.planner.kernel.BatchValues.selectTrue(mask, n, selected);
-      } catch (RuntimeException e) {
-        batch.close();
-        throw e;
-      }
-      if (count == n) return batch;
-      if (count == 0) {
-        batch.close();
-        continue;
-      }
-      try (batch) {
-        return take(batch, selected, count, allocator);
-      }
+      VectorSchemaRoot kept = filter(batch, compiled, allocator);
+      if (kept != null) return kept;
+    }
+  }
+
+  /**
+   * The rows of {@code batch} for which {@code condition} is TRUE: {@code batch} itself when all are, else a new
+   * batch ({@code batch} closed), or null when none is ({@code batch} closed). On an error {@code batch} is closed.
+   */
+  static VectorSchemaRoot filter(VectorSchemaRoot batch, PhysicalExpr condition, BufferAllocator allocator) {
+    int n = batch.getRowCount();
+    int[] selected = new int[n];
+    int count = 0;
+    try (ColumnValues mask = condition.eval(batch, allocator)) {
+      count = dev.quiver.planner.kernel.BatchValues.selectTrue(mask, n, selected);
+    } catch (RuntimeException | Error e) {
+      batch.close();
+      throw e;
+    }
+    if (count == n) return batch;
+    if (count == 0) {
+      batch.close();
+      return null;
+    }
+    try (batch) {
+      return take(batch, selected, count, allocator);
     }
   }
 

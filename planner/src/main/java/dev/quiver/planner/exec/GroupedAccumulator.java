@@ -186,7 +186,7 @@ abstract class GroupedAccumulator {
    * Exact sum (or average) of decimals (and the average of integers): unscaled longs per group while they fit,
    * spilling into a BigDecimal per group on overflow; values wider than a long go to the BigDecimal directly.
    */
-  private static final class DecimalSum extends GroupedAccumulator {
+  static final class DecimalSum extends GroupedAccumulator {
     final AggregateCall call;
     final boolean avg;
     final int scale;
@@ -244,6 +244,24 @@ abstract class GroupedAccumulator {
         } else {
           u[g] = s;
         }
+      }
+    }
+    /** Group {@code g}'s state, for a partial aggregation: the running unscaled sum, what spilled (or null), the count. */
+    long unscaledOf(int g) { return unscaled[g]; }
+    BigDecimal spilledOf(int g) { return big[g]; }
+    long countOf(int g) { return counts[g]; }
+
+    /** Adds a partial state ({@link #unscaledOf}, {@link #spilledOf}, {@link #countOf}) to group {@code g}. */
+    void merge(int g, long u, BigDecimal spilled, long count) {
+      counts[g] += count;
+      if (spilled != null) big[g] = (big[g] == null ? BigDecimal.ZERO : big[g]).add(spilled);
+      long a = unscaled[g];
+      long s = a + u;
+      if (((a ^ s) & (u ^ s)) < 0) {
+        spill(g, a);
+        unscaled[g] = u;
+      } else {
+        unscaled[g] = s;
       }
     }
     private void spill(int g, long a) {

@@ -42,6 +42,11 @@ public abstract class Operator implements AutoCloseable {
     }
   }
 
+  /** The rows this operator produced (an operator fused into a scan's tasks counts them there). */
+  protected long outputRows() {
+    return outputRows;
+  }
+
   /** Operator-specific metrics shown before output_rows and elapsed_ms. */
   public Map<String, Long> metrics() {
     return new LinkedHashMap<>();
@@ -49,7 +54,7 @@ public abstract class Operator implements AutoCloseable {
 
   public final Map<String, Object> allMetrics() {
     Map<String, Object> m = new LinkedHashMap<>(metrics());
-    m.put("output_rows", outputRows);
+    m.put("output_rows", outputRows());
     m.put("elapsed_ms", String.format(java.util.Locale.ROOT, "%.3f", elapsedNanos / 1e6));
     return m;
   }

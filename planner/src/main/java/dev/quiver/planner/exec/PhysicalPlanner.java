@@ -18,6 +18,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   private final int batchRows;
   private final boolean pruning;
   private final ScanOptions scanOptions;
+  /** Whether filters, projections and partial aggregations above a scan run in the scan's tasks. */
+  private final boolean parallelPipelines;
 
   public PhysicalPlanner(BufferAllocator allocator, EvalContext ctx,
       dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning) {
@@ -27,6 +29,16 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   /** As above, the scans reading as {@code scanOptions} say (threads, decoders, codecs, executor). */
   public PhysicalPlanner(BufferAllocator allocator, EvalContext ctx,
       dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning, ScanOptions scanOptions) {
+    this(allocator, ctx, cancellation, batchRows, pruning, scanOptions, true);
+  }
+
+  /**
+   * As above; with {@code parallelPipelines} the stateless operators directly above a scan (filters, projections)
+   * and the first phase of an aggregation over them run inside the scan's row-group tasks, on its threads.
+   */
+  public PhysicalPlanner(BufferAllocator allocator, EvalContext ctx, dev.quiver.planner.Cancellation cancellation,
+      int batchRows, boolean pruning, ScanOptions scanOptions, boolean parallelPipelines) {
+    this.parallelPipelines = parallelPipelines;
     this.pruning = pruning;
     this.scanOptions = scanOptions;
     this.allocator = allocator;
@@ -58,11 +70,85 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitFilter(LogicalPlan.Filter p) {
+    if (parallelPipelines && overScan(p)) return fused(p, null);
     return new FilterExec(plan(p.input()), p.condition(), allocator, ctx);
+  }
+
+  /** Whether {@code p} is a chain of filters and projections (possibly none) over a table scan. */
+  private static boolean overScan(LogicalPlan p) {
+    while (p instanceof LogicalPlan.Filter || p instanceof LogicalPlan.Project) p = p.children().get(0);
+    return p instanceof LogicalPlan.TableScan;
+  }
+
+  /**
+   * The filters and projections from {@code top} down to its scan run in the scan's tasks, followed by the
+   * partial phase of {@code aggregate} (null: none) over {@code top}, whose final phase then runs here. The
+   * operators stay in the tree (EXPLAIN shows them, marked, with the rows they produced in the tasks).
+   */
+  private Operator fused(LogicalPlan top, LogicalPlan.Aggregate aggregate) {
+    java.util.List<LogicalPlan> chain = new java.util.ArrayList<>();
+    LogicalPlan q = top;
+    while (!(q instanceof LogicalPlan.TableScan)) {
+      chain.add(q);
+      q = q.children().get(0);
+    }
+    java.util.Collections.reverse(chain); // from the scan up
+    LogicalPlan.TableScan scan = (LogicalPlan.TableScan) q;
+    java.util.List<ScanPipeline.Stage> stages = new java.util.ArrayList<>();
+    java.util.List<String> descriptions = new java.util.ArrayList<>();
+    for (LogicalPlan node : chain) {
+      org.apache.arrow.vector.types.pojo.Schema in = node.children().get(0).schema();
+      if (node instanceof LogicalPlan.Filter f) {
+        stages.add(new ScanPipeline.Filter(ExprCompiler.compile(f.condition(), in, ctx)));
+        descriptions.add("FilterExec: " + f.condition());
+      } else {
+        LogicalPlan.Project p = (LogicalPlan.Project) node;
+        java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
+        for (LogicalPlan.NamedExpr n : p.exprs()) exprs.add(ExprCompiler.compile(n.expr(), in, ctx));
+        stages.add(new ScanPipeline.Project(exprs, p.schema()));
+        descriptions.add(projectDescription(p));
+      }
+    }
+    PartialAggregate.Spec partial = null;
+    if (aggregate != null) {
+      org.apache.arrow.vector.types.pojo.Schema in = top.schema();
+      java.util.List<dev.quiver.planner.kernel.PhysicalExpr> keys = new java.util.ArrayList<>();
+      java.util.List<org.apache.arrow.vector.types.pojo.ArrowType> keyTypes = new java.util.ArrayList<>();
+      for (int g = 0; g < aggregate.groups().size(); g++) {
+        keys.add(ExprCompiler.compile(aggregate.groups().get(g).expr(), in, ctx));
+        keyTypes.add(aggregate.schema().getFields().get(g).getType());
+      }
+      java.util.List<dev.quiver.planner.kernel.PhysicalExpr> args = new java.util.ArrayList<>();
+      for (LogicalPlan.AggregateCall c : aggregate.aggregates()) {
+        args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), in, ctx));
+      }
+      partial = new PartialAggregate.Spec(keys, args, aggregate.aggregates(), keyTypes,
+          PartialAggregate.stateSchema(aggregate));
+    }
+    ScanPipeline pipeline = new ScanPipeline(stages, partial, allocator, cancellation);
+    Operator op = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
+        pipeline);
+    op.cancellation = cancellation;
+    for (int i = 0; i < chain.size(); i++) {
+      op = new FusedExec(op, chain.get(i).schema(), descriptions.get(i), pipeline.stageRows[i]);
+      op.cancellation = cancellation;
+    }
+    if (aggregate == null) return op;
+    op = new FusedExec(op, partial.stateSchema(), "AggregateExec: mode=partial " + aggregateDescription(aggregate),
+        pipeline.partialRows);
+    op.cancellation = cancellation;
+    return new FinalAggregateExec(op, aggregate.schema(), aggregate.groups().size(), aggregate.aggregates(),
+        "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows);
+  }
+
+  private static String projectDescription(LogicalPlan.Project p) {
+    return "ProjectionExec: " + p.exprs().stream().map(n -> n.expr() + " AS " + n.name())
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   @Override
   public Operator visitProject(LogicalPlan.Project p) {
+    if (parallelPipelines && overScan(p)) return fused(p, null);
     Operator input = plan(p.input());
     java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
     try {
@@ -71,13 +157,12 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       input.close();
       throw e;
     }
-    String description = "ProjectionExec: " + p.exprs().stream().map(n -> n.expr() + " AS " + n.name())
-        .collect(java.util.stream.Collectors.joining(", "));
-    return new ProjectExec(input, p.schema(), exprs, description, allocator);
+    return new ProjectExec(input, p.schema(), exprs, projectDescription(p), allocator);
   }
 
   @Override
   public Operator visitAggregate(LogicalPlan.Aggregate p) {
+    if (parallelPipelines && overScan(p.input()) && PartialAggregate.splittable(p)) return fused(p.input(), p);
     Operator input = plan(p.input());
     try {
       return aggregate(input, p, allocator, ctx, batchRows);
@@ -98,11 +183,14 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
       accumulators.add(Accumulator.factory(c));
     }
+    String description = "AggregateExec: " + aggregateDescription(p);
+    return new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator, batchRows);
+  }
+
+  private static String aggregateDescription(LogicalPlan.Aggregate p) {
     String g = p.groups().isEmpty() ? "" : "groupBy=[" + p.groups().stream().map(n -> n.expr() + " AS " + n.name())
         .collect(java.util.stream.Collectors.joining(", ")) + "] ";
-    String description = "AggregateExec: " + g + p.aggregates().stream().map(a -> a + " AS " + a.name())
-        .collect(java.util.stream.Collectors.joining(", "));
-    return new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator, batchRows);
+    return g + p.aggregates().stream().map(a -> a + " AS " + a.name()).collect(java.util.stream.Collectors.joining(", "));
   }
 
   @Override

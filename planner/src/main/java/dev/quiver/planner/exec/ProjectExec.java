@@ -38,8 +38,14 @@ public final class ProjectExec extends Operator {
 
   @Override
   protected VectorSchemaRoot produce() {
-    try (VectorSchemaRoot batch = input.next()) {
-      if (batch == null) return null;
+    VectorSchemaRoot batch = input.next();
+    return batch == null ? null : project(batch, exprs, schema, allocator);
+  }
+
+  /** Column {@code i} of {@code schema} computed as {@code exprs[i]} over {@code batch}, which is closed. */
+  static VectorSchemaRoot project(VectorSchemaRoot input, List<PhysicalExpr> exprs, Schema schema,
+      BufferAllocator allocator) {
+    try (VectorSchemaRoot batch = input) {
       int n = batch.getRowCount();
       List<FieldVector> out = new ArrayList<>();
       try {
@@ -61,7 +67,7 @@ public final class ProjectExec extends Operator {
           }
           target.setValueCount(n);
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         out.forEach(FieldVector::close);
         throw e;
       }

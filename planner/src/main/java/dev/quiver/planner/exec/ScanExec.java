@@ -22,13 +22,28 @@ public final class ScanExec extends Operator {
 
   private final dev.quiver.planner.Cancellation cancellation;
 
+  /** Runs {@code pipeline} (null: none) in the scan's tasks: filters, projections, a partial aggregation. */
+  private final ScanPipeline pipeline;
+
   ScanExec(LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
       dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options) {
+    this(plan, filter, allocator, batchRows, cancellation, pruning, options, null);
+  }
+
+  ScanExec(LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
+      dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options, ScanPipeline pipeline) {
     this.plan = plan;
     this.cancellation = cancellation;
+    this.pipeline = pipeline;
     ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
-    this.scan = plan.table().open(new TableSource.ScanSpec(plan.columns(), p, filter, batchRows, pruning, options),
-        allocator, metrics);
+    this.scan = plan.table().open(new TableSource.ScanSpec(plan.columns(), p, filter, batchRows, pruning, options,
+        pipeline), allocator, metrics);
+  }
+
+  /** With a pipeline: the rows the scan read into it (what leaves the scan's tasks is the pipeline's). */
+  @Override
+  protected long outputRows() {
+    return pipeline == null ? super.outputRows() : pipeline.scanned.sum();
   }
 
   @Override public Schema schema() { return plan.schema(); }
@@ -40,7 +55,8 @@ public final class ScanExec extends Operator {
         + " columns=[" + String.join(", ", plan.columns()) + "]"
         + " predicate=" + (plan.predicate() == null ? "none" : plan.predicate())
         + " residual=" + (plan.residual() == null ? "none" : plan.residual())
-        + (plan.exact().isEmpty() ? "" : " exact=" + plan.exact());
+        + (plan.exact().isEmpty() ? "" : " exact=" + plan.exact())
+        + (pipeline == null ? "" : " pipeline=" + pipeline.describe());
   }
 
   @Override

@@ -49,7 +49,8 @@ public record MemoryTable(String name, Schema schema, List<List<Object>> rows) i
     RowPredicate filter = spec.filter();
     List<Field> filterFields = new ArrayList<>();
     if (filter != null) for (String c : filter.columns()) filterFields.add(field(c));
-    return new BatchReader() {
+    dev.quiver.scan.read.BatchPipeline.Factory pipeline = spec.pipeline();
+    BatchReader read = new BatchReader() {
       int next;
 
       @Override
@@ -98,6 +99,42 @@ public record MemoryTable(String name, Schema schema, List<List<Object>> rows) i
 
       @Override
       public void close() {}
+    };
+    return pipeline == null ? read : pipelined(read, pipeline);
+  }
+
+  /**
+   * Runs a pipeline over each batch of {@code read} as if every batch were a row-group task of its own (a
+   * pipeline per batch: accept, finish, close), so that what runs in a Parquet scan's tasks is tested here too.
+   */
+  private static BatchReader pipelined(BatchReader read, dev.quiver.scan.read.BatchPipeline.Factory pipeline) {
+    return new BatchReader() {
+      final java.util.ArrayDeque<VectorSchemaRoot> ready = new java.util.ArrayDeque<>();
+
+      @Override
+      public VectorSchemaRoot next() {
+        while (ready.isEmpty()) {
+          VectorSchemaRoot b = read.next();
+          if (b == null) return null;
+          List<VectorSchemaRoot> out = new ArrayList<>();
+          try (dev.quiver.scan.read.BatchPipeline p = pipeline.create()) {
+            p.accept(b, out);
+            p.finish(out);
+          } catch (RuntimeException | Error e) {
+            out.forEach(VectorSchemaRoot::close);
+            throw e;
+          }
+          ready.addAll(out);
+        }
+        return ready.poll();
+      }
+
+      @Override
+      public void close() {
+        ready.forEach(VectorSchemaRoot::close);
+        ready.clear();
+        read.close();
+      }
     };
   }
 }

@@ -29,6 +29,7 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table) implements
   public BatchReader open(ScanSpec spec, BufferAllocator allocator, ScanMetrics metrics) {
     ParquetScan scan = new ParquetScan(catalog, table, spec.columns(), spec.predicate(), spec.filter(), allocator,
         metrics, spec.batchRows(), spec.pruning(), spec.options());
+    if (spec.pipeline() != null) scan.withPipeline(spec.pipeline());
     return new BatchReader() {
       @Override public VectorSchemaRoot next() { return scan.next(); }
       @Override public void close() { scan.close(); }

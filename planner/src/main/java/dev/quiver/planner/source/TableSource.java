@@ -41,12 +41,20 @@ public interface TableSource {
 
   /**
    * What to read: the columns in order, the predicate to prune with (null: none; a hint, might-match only), the
-   * filter every row that leaves the scan must pass (null: none; exact, its columns read even when not output).
+   * filter every row that leaves the scan must pass (null: none; exact, its columns read even when not output),
+   * and the pipeline to run on the scan's batches where they are read (null: none; see
+   * {@link dev.quiver.scan.read.BatchPipeline}): the scan then returns what the pipelines emit.
    */
   record ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate,
-      dev.quiver.scan.predicate.RowPredicate filter, int batchRows, boolean pruning, dev.quiver.scan.read.ScanOptions options) {
+      dev.quiver.scan.predicate.RowPredicate filter, int batchRows, boolean pruning, dev.quiver.scan.read.ScanOptions options,
+      dev.quiver.scan.read.BatchPipeline.Factory pipeline) {
     public ScanSpec {
       columns = List.copyOf(columns);
+    }
+
+    public ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate,
+        dev.quiver.scan.predicate.RowPredicate filter, int batchRows, boolean pruning, dev.quiver.scan.read.ScanOptions options) {
+      this(columns, predicate, filter, batchRows, pruning, options, null);
     }
   }
 

@@ -1,0 +1,31 @@
+package dev.quiver.scan.read;
+
+import java.util.List;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Work a scan runs on its own threads, inside each row-group task, on every batch the task reads (morsel-driven
+ * execution): e.g. a filter, a projection, a partial aggregation. One pipeline per task ({@link Factory#create}),
+ * used by that task's thread only; the scan hands out what the pipelines emit, in file and row-group order.
+ *
+ * <p>A pipeline allocates from the scan's (the query's) allocator, may throw from {@link #accept} or
+ * {@link #finish} (the scan's consumer then gets that exception, as it is), and is always {@link #close closed},
+ * after {@link #finish} or on an error, a fallback re-read of the row group, or the scan closing.
+ */
+public interface BatchPipeline extends AutoCloseable {
+  /** Takes {@code batch} (owned from now on: closed or passed on) and adds whatever comes out to {@code out}. */
+  void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out);
+
+  /** After the task's last batch: adds trailing batches (e.g. partial aggregate states) to {@code out}. */
+  void finish(List<VectorSchemaRoot> out);
+
+  /** Releases what the pipeline still holds. */
+  @Override
+  void close();
+
+  /** Makes the pipeline of one row-group task; called on the task's thread. */
+  @FunctionalInterface
+  interface Factory {
+    BatchPipeline create();
+  }
+}
