@@ -102,6 +102,9 @@ final class SelectBinder {
     // SELECT list, HAVING and ORDER BY are bound together: they share the aggregates
     List<AggregateCall> aggregates = new ArrayList<>();
     ExprBinder binder = b.binder(true, aggregates);
+    List<LogicalPlan.WindowCall> windowCalls = new ArrayList<>();
+    binder.windowCalls = windowCalls;
+    binder.namedWindows = WindowBinder.named(ps.getWindowDefinitions());
     List<Expr> items = new ArrayList<>();
     List<String> visible = new ArrayList<>();
     Map<String, String> visibleOf = new HashMap<>();
@@ -148,7 +151,9 @@ final class SelectBinder {
     }
     Expr having = null;
     if (ps.getHaving() != null) {
+      binder.windowCalls = null; // no window functions in HAVING: they are computed after it
       having = ExprBinder.settleParameters(binder.bind(ps.getHaving()));
+      binder.windowCalls = windowCalls;
       if (!SqlTypes.isBoolean(having.type())) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING must be a BOOLEAN expression: "
             + SqlPositions.snippet(ps.getHaving()));
@@ -182,6 +187,14 @@ final class SelectBinder {
         }
       }
       orderTargets.add(typedNull(ExprBinder.settleParameters(binder.bind(e))));
+    }
+    Expr qualify = null;
+    if (ps.getQualify() != null) {
+      qualify = ExprBinder.settleParameters(binder.bind(ps.getQualify()));
+      if (SqlTypes.isNull(qualify.type())) qualify = Coercion.coerce(qualify, SqlTypes.BOOLEAN);
+      if (!SqlTypes.isBoolean(qualify.type())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "QUALIFY must be a BOOLEAN expression: " + SqlPositions.snippet(ps.getQualify()));
+      }
     }
     // GROUP BY
     List<Expr> groupExprs = new ArrayList<>();
@@ -258,8 +271,11 @@ final class SelectBinder {
           shownNames.putIfAbsent(c.internal(), en.qualifier() == null || !renamed ? c.name() : en.qualifier() + "." + c.name());
         }
       }
+      for (LogicalPlan.WindowCall w : windowCalls) postAggNames.add(w.name());
       items.replaceAll(x -> postAggregate(x, groupRefs, postAggNames));
       if (having != null) having = postAggregate(having, groupRefs, postAggNames);
+      if (qualify != null) qualify = postAggregate(qualify, groupRefs, postAggNames);
+      windowCalls.replaceAll(w -> w.map(x -> postAggregate(x, groupRefs, postAggNames)));
       orderTargets.replaceAll(x -> x instanceof Expr e ? postAggregate(e, groupRefs, postAggNames) : x);
     } else {
       b.flush();
@@ -267,6 +283,16 @@ final class SelectBinder {
     if (having != null) {
       if (!grouped) throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING needs GROUP BY or an aggregate" + cx.at("HAVING"));
       b.plan = new LogicalPlan.Filter(b.plan, having);
+    }
+    if (!windowCalls.isEmpty()) {
+      if (correlated && corr.mode != Mode.NONE) throw QuiverException.unsupported("a window function in a correlated subquery");
+      b.plan = new LogicalPlan.Window(b.plan, windowCalls);
+    }
+    if (qualify != null) {
+      if (windowCalls.isEmpty()) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "QUALIFY needs a window function in the query" + cx.at("QUALIFY"));
+      }
+      b.plan = new LogicalPlan.Filter(b.plan, qualify);
     }
 
     // projection with internal names; ORDER BY expressions not in the list become hidden columns
@@ -449,7 +475,6 @@ final class SelectBinder {
   }
 
   private void rejectUnsupported(PlainSelect ps) {
-    if (ps.getWindowDefinitions() != null && !ps.getWindowDefinitions().isEmpty()) throw QuiverException.unsupported("WINDOW");
     if (ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) throw QuiverException.unsupported("SELECT INTO");
   }
 }
