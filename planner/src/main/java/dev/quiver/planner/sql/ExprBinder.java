@@ -81,6 +81,8 @@ public final class ExprBinder {
   /** The WINDOW clause's named windows, by lower-case name. */
   java.util.Map<String, net.sf.jsqlparser.expression.WindowDefinition> namedWindows;
   boolean insideWindow;
+  /** Select-list aliases a name may also mean when it is no column (QUALIFY), by lower-case alias; or null. */
+  java.util.Map<String, Expr> outputAliases;
   /** The nesting depth of the statement's expressions and subqueries (one tracker per statement). */
   private NestingDepth depth;
 
@@ -267,7 +269,14 @@ public final class ExprBinder {
     if (qualifier == null && (name.equalsIgnoreCase("true") || name.equalsIgnoreCase("false"))) {
       return Boolean.parseBoolean(name.toLowerCase(Locale.ROOT)) ? Expr.Literal.TRUE : Expr.Literal.FALSE;
     }
-    Expr.ColumnRef ref = scope.resolve(qualifier, unquote(name), sql);
+    Expr.ColumnRef ref;
+    try {
+      ref = scope.resolve(qualifier, unquote(name), sql);
+    } catch (QuiverException notFound) {
+      Expr alias = qualifier == null && outputAliases != null ? outputAliases.get(unquote(name).toLowerCase(Locale.ROOT)) : null;
+      if (alias == null) throw notFound;
+      return alias;
+    }
     if (!insideAggregate) bareColumns.add(ref.name());
     return ref;
   }

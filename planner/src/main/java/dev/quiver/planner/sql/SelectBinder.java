@@ -107,6 +107,7 @@ final class SelectBinder {
     binder.namedWindows = WindowBinder.named(ps.getWindowDefinitions());
     List<Expr> items = new ArrayList<>();
     List<String> visible = new ArrayList<>();
+    Map<String, Expr> aliasExprs = new HashMap<>();
     Map<String, String> visibleOf = new HashMap<>();
     for (Scope.Column c : b.scope.columns()) visibleOf.putIfAbsent(c.internal(), c.name());
     for (SelectItem<?> item : ps.getSelectItems()) {
@@ -145,6 +146,7 @@ final class SelectBinder {
       Expr bound = ExprBinder.settleParameters(binder.bind(e));
       if (!keepUntypedNulls) bound = typedNull(bound);
       items.add(bound);
+      if (item.getAlias() != null) aliasExprs.putIfAbsent(ExprBinder.unquote(item.getAlias().getName()).toLowerCase(Locale.ROOT), bound);
       String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
           : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : columnName(e);
       visible.add(name);
@@ -190,7 +192,9 @@ final class SelectBinder {
     }
     Expr qualify = null;
     if (ps.getQualify() != null) {
+      binder.outputAliases = aliasExprs;
       qualify = ExprBinder.settleParameters(binder.bind(ps.getQualify()));
+      binder.outputAliases = null;
       if (SqlTypes.isNull(qualify.type())) qualify = Coercion.coerce(qualify, SqlTypes.BOOLEAN);
       if (!SqlTypes.isBoolean(qualify.type())) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, "QUALIFY must be a BOOLEAN expression: " + SqlPositions.snippet(ps.getQualify()));

@@ -331,7 +331,8 @@ final class WindowBinder {
   /** ntile's bucket count and nth_value's n: BIGINT, greater than zero when constant (else checked per row). */
   private Expr positiveCount(Expr e, String name, Expression text) {
     Expr c = integerArg(e, name + " argument", text);
-    if (c instanceof Expr.Literal l && l.value() instanceof Long v && v <= 0) {
+    if (e instanceof Expr.Literal l && l.value() instanceof Number n && n.longValue() <= 0) {
+      long v = n.longValue();
       throw new QuiverException(ErrorCode.INVALID_QUERY, "argument of " + name + " must be greater than zero, not " + v
           + at(name));
     }
