@@ -81,8 +81,8 @@ class WindowFunctionsTest {
         "SELECT id, lead(dt, 1) OVER (PARTITION BY s ORDER BY id), lag(b, 2) OVER (PARTITION BY s ORDER BY id) FROM w",
         // value functions
         "SELECT id, first_value(v) OVER (" + p + "), last_value(v) OVER (" + p + "), nth_value(v, 3) OVER (" + p + ") FROM w",
-        "SELECT id, first_value(s) OVER (PARTITION BY g ORDER BY o ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING), "
-            + "last_value(dt) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM w",
+        "SELECT id, first_value(s) OVER (PARTITION BY g ORDER BY o, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING), "
+            + "last_value(dt) OVER (PARTITION BY g ORDER BY o, id RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM w",
         "SELECT id, nth_value(d, 2) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 PRECEDING AND 3 FOLLOWING) FROM w",
         // aggregates: whole partition, running (default frame with ties), sliding
         "SELECT id, count(*) OVER (PARTITION BY g), count(v) OVER (PARTITION BY g), sum(v) OVER (PARTITION BY g), "
@@ -113,7 +113,7 @@ class WindowFunctionsTest {
         "SELECT id, sum(v) OVER (PARTITION BY g ORDER BY dec RANGE BETWEEN 10 PRECEDING AND 2.5 FOLLOWING) FROM w",
         "SELECT id, sum(v) OVER (PARTITION BY g ORDER BY o GROUPS BETWEEN 2 PRECEDING AND 1 FOLLOWING), "
             + "count(*) OVER (PARTITION BY g ORDER BY o GROUPS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) FROM w",
-        "SELECT id, sum(v) OVER (PARTITION BY g ORDER BY o ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW), "
+        "SELECT id, sum(v) OVER (PARTITION BY g ORDER BY o, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW), "
             + "count(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE GROUP) FROM w",
         "SELECT id, max(v) OVER (PARTITION BY g ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE TIES), "
             + "first_value(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING EXCLUDE TIES) FROM w",
@@ -145,7 +145,7 @@ class WindowFunctionsTest {
 
   @Test
   void explainShowsTheWindow() throws SQLException {
-    List<String> plan = TestServer.explain(quiver, "SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM w");
+    List<String> plan = TestServer.explain(quiver, "EXPLAIN SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM w");
     assertThat(String.join("\n", plan)).contains("Window: row_number() OVER (PARTITION BY g ORDER BY id ASC NULLS LAST)")
         .contains("WindowExec: row_number()");
   }
