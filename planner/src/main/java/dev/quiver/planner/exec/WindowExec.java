@@ -130,10 +130,12 @@ public final class WindowExec extends Operator {
         }
       }
       Call first = calls.get(c);
-      List<List<ColumnValues>> part = eval(first.partition());
       List<List<ColumnValues>> ord = eval(first.order().stream().map(SortExec.Key::expr).toList());
-      memory.add(32L * rowCount);
-      sorted = sort(part, ord, first.order());
+      List<KeyColumn> part = new ArrayList<>();
+      for (List<ColumnValues> v : eval(first.partition())) part.add(keyColumn(v, null));
+      List<KeyColumn> ordKeys = new ArrayList<>();
+      for (int k = 0; k < ord.size(); k++) ordKeys.add(keyColumn(ord.get(k), first.order().get(k)));
+      sorted = sort(part, ordKeys);
       // partition and peer boundaries
       int n = rowCount;
       int[] peerStart = new int[n];
@@ -142,11 +144,11 @@ public final class WindowExec extends Operator {
       int ps = 0;
       while (ps < n) {
         int pe = ps + 1;
-        while (pe < n && equalKeys(part, sorted[pe - 1], sorted[pe], null)) pe++;
+        while (pe < n && equal(part, sorted[pe - 1], sorted[pe])) pe++;
         int g = ps;
         while (g < pe) {
           int ge = g + 1;
-          while (ge < pe && equalKeys(ord, sorted[ge - 1], sorted[ge], first.order())) ge++;
+          while (ge < pe && equal(ordKeys, sorted[ge - 1], sorted[ge])) ge++;
           for (int p = g; p < ge; p++) {
             peerStart[p] = g;
             peerEnd[p] = ge;
@@ -162,7 +164,7 @@ public final class WindowExec extends Operator {
         Evaluation ev = new Evaluation(call, eval(call.args()), ord, sorted, peerStart, peerEnd, results[d]);
         for (int s = 0; s < n; ) {
           int e = s + 1;
-          while (e < n && equalKeys(part, sorted[e - 1], sorted[e], null)) e++;
+          while (e < n && equal(part, sorted[e - 1], sorted[e])) e++;
           ev.partition(s, e);
           s = e;
         }
@@ -175,51 +177,165 @@ public final class WindowExec extends Operator {
     return batchStart[Rows.batch(ref)] + Rows.row(ref);
   }
 
-  private long[] sort(List<List<ColumnValues>> part, List<List<ColumnValues>> ord, List<SortExec.Key> keys) {
-    Long[] refs = new Long[rowCount];
-    int k = 0;
-    for (int b = 0; b < batches.size(); b++) {
-      int n = batches.get(b).getRowCount();
-      for (int i = 0; i < n; i++) refs[k++] = Rows.ref(b, i);
+  /**
+   * One sort key's values in global row order, read once into primitive arrays (BIGINT-like and DOUBLE keys, and
+   * DECIMALs whose unscaled value fits a long) or objects; {@code key} null for a partition key (ascending, NULLs
+   * first: any consistent order groups the partitions).
+   */
+  private final class KeyColumn {
+    final Kernels.Family family;
+    final boolean ascending;
+    final boolean nullsFirst;
+    final boolean[] nulls;
+    long[] longs;
+    double[] doubles;
+    Object[] objects;
+
+    KeyColumn(List<ColumnValues> perBatch, SortExec.Key key) {
+      this.family = key != null ? key.family() : perBatch.isEmpty() ? Kernels.Family.NULL : Kernels.family(perBatch.get(0).type());
+      this.ascending = key == null || key.ascending();
+      this.nullsFirst = key == null || key.nullsFirst();
+      nulls = new boolean[rowCount];
+      memory.add(9L * rowCount);
+      switch (family) {
+        case LONG, ULONG -> longs = new long[rowCount];
+        case DOUBLE -> doubles = new double[rowCount];
+        case DECIMAL -> longs = new long[rowCount];
+        default -> objects = new Object[rowCount];
+      }
+      for (int b = 0; b < perBatch.size(); b++) {
+        ColumnValues v = perBatch.get(b);
+        int n = batches.get(b).getRowCount();
+        int base = batchStart[b];
+        for (int i = 0; i < n; i++) {
+          int g = base + i;
+          if (v.isNull(i)) {
+            nulls[g] = true;
+            continue;
+          }
+          switch (family) {
+            case LONG, ULONG -> longs[g] = v.getLong(i);
+            case DOUBLE -> doubles[g] = v.getDouble(i);
+            case DECIMAL -> {
+              if (longs != null) {
+                try {
+                  longs[g] = v.getUnscaledLong(i);
+                  continue;
+                } catch (ArithmeticException wide) {
+                  toObjects(perBatch, b, i);
+                }
+              }
+              objects[g] = v.getDecimal(i);
+            }
+            default -> objects[g] = v.getObject(i);
+          }
+        }
+      }
     }
-    Arrays.sort(refs, (a, b) -> {
-      tick();
-      int c = compareKeys(part, a, b, null);
-      if (c != 0) return c;
-      c = compareKeys(ord, a, b, keys);
-      return c != 0 ? c : Long.compare(a, b);
-    });
+
+    /** Wide decimals: every value so far becomes an object too. */
+    private void toObjects(List<ColumnValues> perBatch, int upToBatch, int upToRow) {
+      objects = new Object[rowCount];
+      memory.add(24L * rowCount);
+      for (int b = 0; b <= upToBatch; b++) {
+        ColumnValues v = perBatch.get(b);
+        int n = b == upToBatch ? upToRow : batches.get(b).getRowCount();
+        for (int i = 0; i < n; i++) if (!v.isNull(i)) objects[batchStart[b] + i] = v.getDecimal(i);
+      }
+      longs = null;
+    }
+
+    int compare(int a, int b) {
+      boolean an = nulls[a];
+      boolean bn = nulls[b];
+      if (an || bn) {
+        if (an && bn) return 0;
+        return an == nullsFirst ? -1 : 1;
+      }
+      int c;
+      if (longs != null) {
+        c = family == Kernels.Family.ULONG ? Long.compareUnsigned(longs[a], longs[b]) : Long.compare(longs[a], longs[b]);
+      } else if (doubles != null) {
+        c = Kernels.compareDouble(doubles[a], doubles[b]);
+      } else {
+        c = Kernels.compareObjects(family, objects[a], objects[b]);
+      }
+      return ascending ? c : -c;
+    }
+  }
+
+  private KeyColumn keyColumn(List<ColumnValues> perBatch, SortExec.Key key) {
+    return new KeyColumn(perBatch, key);
+  }
+
+  /** The row references in the order of (partition keys, order keys), stable. */
+  private long[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
+    List<KeyColumn> keys = new ArrayList<>(part);
+    keys.addAll(ord);
+    int[] ids = new int[rowCount];
+    for (int i = 0; i < rowCount; i++) ids[i] = i;
+    memory.add(8L * rowCount);
+    int[] aux = ids.clone();
+    mergeSort(aux, ids, 0, rowCount, keys);
     long[] out = new long[rowCount];
-    for (int i = 0; i < rowCount; i++) out[i] = refs[i];
+    int b = 0;
+    for (int i = 0; i < rowCount; i++) {
+      int g = ids[i];
+      // the batch holding global row g
+      int lo = 0;
+      int hi = batchStart.length - 1;
+      while (lo < hi) {
+        int m = (lo + hi + 1) >>> 1;
+        if (batchStart[m] <= g) lo = m;
+        else hi = m - 1;
+      }
+      b = lo;
+      out[i] = Rows.ref(b, g - batchStart[b]);
+    }
     return out;
   }
 
-  /** Compares two rows on {@code values}; with {@code keys} null: ascending, NULLs first (partition keys). */
-  private static int compareKeys(List<List<ColumnValues>> values, long a, long b, List<SortExec.Key> keys) {
-    int ba = Rows.batch(a);
-    int bb = Rows.batch(b);
-    int ra = Rows.row(a);
-    int rb = Rows.row(b);
-    for (int k = 0; k < values.size(); k++) {
-      ColumnValues x = values.get(k).get(ba);
-      ColumnValues y = values.get(k).get(bb);
-      boolean xn = x.isNull(ra);
-      boolean yn = y.isNull(rb);
-      SortExec.Key key = keys == null ? null : keys.get(k);
-      if (xn || yn) {
-        if (xn && yn) continue;
-        boolean nullsFirst = key == null || key.nullsFirst();
-        return xn == nullsFirst ? -1 : 1;
-      }
-      Kernels.Family f = key != null ? key.family() : Kernels.family(x.type());
-      int c = Kernels.compareObjects(f, x.getObject(ra), y.getObject(rb));
-      if (c != 0) return key == null || key.ascending() ? c : -c;
+  private int compare(List<KeyColumn> keys, int a, int b) {
+    tick();
+    for (KeyColumn k : keys) {
+      int c = k.compare(a, b);
+      if (c != 0) return c;
     }
     return 0;
   }
 
-  private boolean equalKeys(List<List<ColumnValues>> values, long a, long b, List<SortExec.Key> keys) {
-    return compareKeys(values, a, b, keys) == 0;
+  /** A stable merge sort of {@code dst[from, to)} ({@code src} holds the same ids on entry). */
+  private void mergeSort(int[] src, int[] dst, int from, int to, List<KeyColumn> keys) {
+    if (to - from <= 16) {
+      for (int i = from + 1; i < to; i++) {
+        int x = dst[i];
+        int j = i - 1;
+        while (j >= from && compare(keys, dst[j], x) > 0) {
+          dst[j + 1] = dst[j];
+          j--;
+        }
+        dst[j + 1] = x;
+      }
+      return;
+    }
+    int mid = (from + to) >>> 1;
+    mergeSort(dst, src, from, mid, keys);
+    mergeSort(dst, src, mid, to, keys);
+    if (compare(keys, src[mid - 1], src[mid]) <= 0) {
+      System.arraycopy(src, from, dst, from, to - from);
+      return;
+    }
+    for (int i = from, p = from, q = mid; i < to; i++) {
+      if (q >= to || p < mid && compare(keys, src[p], src[q]) <= 0) dst[i] = src[p++];
+      else dst[i] = src[q++];
+    }
+  }
+
+  private boolean equal(List<KeyColumn> keys, long a, long b) {
+    int ga = global(a);
+    int gb = global(b);
+    for (KeyColumn k : keys) if (k.compare(ga, gb) != 0) return false;
+    return true;
   }
 
   /** The evaluation of one call over the sorted rows, one partition at a time. */
