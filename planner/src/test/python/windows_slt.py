@@ -79,6 +79,8 @@ Q = [
   "SELECT g, o, v, sum(v) OVER (PARTITION BY g ORDER BY o * 0.5e0 RANGE BETWEEN 0.5 PRECEDING AND 0.25 FOLLOWING) FROM d ORDER BY g, o, v"),
  ("RANGE offsets over a DECIMAL key",
   "SELECT g, o, v, count(*) OVER (PARTITION BY g ORDER BY CAST(o AS DECIMAL(6,1)) / 2 RANGE BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM d ORDER BY g, o, v"),
+ ("offsets far beyond the partition",
+  "SELECT g, o, v, sum(v) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN 9223372036854775807 PRECEDING AND 9223372036854775807 FOLLOWING), count(*) OVER (PARTITION BY g ORDER BY o GROUPS BETWEEN 9223372036854775807 PRECEDING AND CURRENT ROW), lead(v, 9223372036854775807, -1) OVER (ORDER BY g, o, v) FROM d ORDER BY g, o, v"),
  ("window functions over a join",
   "SELECT d.g, d.o, e.v, rank() OVER (PARTITION BY d.g ORDER BY e.v DESC) FROM d JOIN d AS e ON d.o = e.o AND d.g = e.g WHERE d.g = 'b' ORDER BY 1, 2, 3"),
  ("a window whose partition is the whole input: ORDER BY only",

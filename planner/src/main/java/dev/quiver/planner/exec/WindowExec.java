@@ -430,7 +430,7 @@ public final class WindowExec extends Operator {
                 set(p, null);
                 continue;
               }
-              offset = (Long) o;
+              offset = Math.max(-(long) Integer.MAX_VALUE, Math.min((Long) o, Integer.MAX_VALUE));
             }
             long target = wc.func() == WindowFunc.LAG ? p - offset : p + offset;
             if (target >= ps && target < pe) set(p, value(0, (int) target));
@@ -464,12 +464,12 @@ public final class WindowExec extends Operator {
         case PRECEDING, FOLLOWING -> {
           boolean preceding = b.kind() == BoundKind.PRECEDING;
           if (unit == FrameUnit.ROWS) {
-            long n = (Long) b.offset().value();
+            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
             long s = preceding ? p - n : p + n;
             yield (int) Math.max(ps, Math.min(pe, s));
           }
           if (unit == FrameUnit.GROUPS) {
-            long n = (Long) b.offset().value();
+            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
             long g = groupOf[p - ps] + (preceding ? -n : n);
             int groups = groupStart.length - 1;
             yield g < 0 ? ps : g >= groups ? pe : groupStart[(int) g];
@@ -489,12 +489,12 @@ public final class WindowExec extends Operator {
         case PRECEDING, FOLLOWING -> {
           boolean preceding = b.kind() == BoundKind.PRECEDING;
           if (unit == FrameUnit.ROWS) {
-            long n = (Long) b.offset().value();
+            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
             long e = (preceding ? p - n : p + n) + 1;
             yield (int) Math.max(ps, Math.min(pe, e));
           }
           if (unit == FrameUnit.GROUPS) {
-            long n = (Long) b.offset().value();
+            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
             long g = groupOf[p - ps] + (preceding ? -n : n);
             int groups = groupStart.length - 1;
             yield g < 0 ? ps : g >= groups ? pe : groupStart[(int) g + 1];

@@ -276,7 +276,8 @@ final class WindowBinder {
           + text + at(element.getType().toString()));
     }
     if (unit == FrameUnit.RANGE && (start.offset() != null || end.offset() != null)) {
-      if (orderBy.size() != 1 || !SqlTypes.isNumeric(orderBy.get(0).expr().type())) {
+      ArrowType key = orderBy.size() == 1 ? orderBy.get(0).expr().type() : null;
+      if (key == null || !SqlTypes.isNumeric(key) || key instanceof ArrowType.Int i && !i.getIsSigned() && i.getBitWidth() == 64) {
         throw QuiverException.unsupported("RANGE with an offset other than over one numeric ORDER BY key: " + text
             + at(element.getType().toString()));
       }
@@ -320,8 +321,11 @@ final class WindowBinder {
       // the offset in the ORDER BY key's type, so that key ± offset is computed in it
       ArrowType keyType = orderBy.isEmpty() ? e.type() : orderBy.get(0).expr().type();
       if (SqlTypes.isFloat(keyType)) lit = new Expr.Literal(d.doubleValue(), SqlTypes.DOUBLE);
-      else if (SqlTypes.isDecimal(keyType) || SqlTypes.isDecimal(e.type())) lit = new Expr.Literal(d, SqlTypes.decimal(38, Math.max(0, d.scale())));
-      else lit = new Expr.Literal(d.longValueExact(), SqlTypes.BIGINT);
+      else if (SqlTypes.isDecimal(keyType)) lit = new Expr.Literal(d, SqlTypes.decimal(38, Math.max(0, d.scale())));
+      else if (d.stripTrailingZeros().scale() > 0) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "a RANGE offset over an integer ORDER BY key must be an integer, not "
+            + text + at(text));
+      } else lit = new Expr.Literal(d.longValueExact(), SqlTypes.BIGINT);
     } else {
       lit = new Expr.Literal(d.longValueExact(), SqlTypes.BIGINT);
     }
