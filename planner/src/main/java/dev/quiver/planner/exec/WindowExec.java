@@ -227,7 +227,11 @@ public final class WindowExec extends Operator {
               }
               objects[g] = v.getDecimal(i);
             }
-            default -> objects[g] = v.getObject(i);
+            default -> {
+              Object x = v.getObject(i);
+              // text compares by its UTF-8 bytes: converted once, not at every comparison
+              objects[g] = x instanceof String str ? str.getBytes(java.nio.charset.StandardCharsets.UTF_8) : x;
+            }
           }
         }
       }
