@@ -259,7 +259,7 @@ final class WindowBinder {
       start = bound(element.getOffset(), unit, orderBy);
       end = new FrameBound(BoundKind.CURRENT_ROW, null);
     }
-    String text = element.toString();
+    String text = groups ? element.toString().replaceFirst("^RANGE", "GROUPS") : element.toString();
     if (start.kind() == BoundKind.UNBOUNDED_FOLLOWING) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "a frame cannot start at UNBOUNDED FOLLOWING: " + text + at("UNBOUNDED"));
     }
@@ -269,17 +269,17 @@ final class WindowBinder {
     if (start.kind() == BoundKind.CURRENT_ROW && end.kind() == BoundKind.PRECEDING
         || start.kind() == BoundKind.FOLLOWING && (end.kind() == BoundKind.PRECEDING || end.kind() == BoundKind.CURRENT_ROW)) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "a frame starting at " + start.kind() + " cannot end at "
-          + end.kind() + ": " + text + at(element.getType().toString()));
+          + end.kind() + ": " + text + at(unit.toString()));
     }
     if (unit != FrameUnit.ROWS && orderBy.isEmpty() && (start.offset() != null || end.offset() != null)) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, unit + " with an offset PRECEDING or FOLLOWING needs an ORDER BY in the window: "
-          + text + at(element.getType().toString()));
+          + text + at(unit.toString()));
     }
     if (unit == FrameUnit.RANGE && (start.offset() != null || end.offset() != null)) {
       ArrowType key = orderBy.size() == 1 ? orderBy.get(0).expr().type() : null;
       if (key == null || !SqlTypes.isNumeric(key) || key instanceof ArrowType.Int i && !i.getIsSigned() && i.getBitWidth() == 64) {
         throw QuiverException.unsupported("RANGE with an offset other than over one numeric ORDER BY key: " + text
-            + at(element.getType().toString()));
+            + at(unit.toString()));
       }
     }
     return new Frame(unit, start, end, exclude == null ? Exclude.NO_OTHERS : exclude);
