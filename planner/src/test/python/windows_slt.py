@@ -71,6 +71,8 @@ Q = [
   "SELECT g, o, v, first_value(v) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING EXCLUDE CURRENT ROW), last_value(v) OVER (PARTITION BY g ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE TIES), min(v) OVER (PARTITION BY g ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP), max(v) OVER (PARTITION BY g ORDER BY o, v ROWS 1 PRECEDING EXCLUDE NO OTHERS) FROM d ORDER BY g, o, v"),
  ("a named window with a GROUPS frame and EXCLUDE",
   "SELECT g, o, v, sum(v) OVER w, count(*) OVER w FROM d WINDOW w AS (PARTITION BY g ORDER BY o GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW) ORDER BY g, o, v"),
+ ("windows refining a named one: OVER (w ORDER BY ...) and OVER (w ROWS ...)",
+  "SELECT g, o, v, sum(v) OVER (w ORDER BY o, v), count(*) OVER w, row_number() OVER (w ORDER BY v DESC, o), sum(v) OVER (x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM d WINDOW w AS (PARTITION BY g), x AS (PARTITION BY g ORDER BY o, v) ORDER BY g, o, v"),
  ("nth_value over a sliding frame, past the frame's end",
   "SELECT g, o, v, nth_value(v, 3) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), nth_value(o, 1) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM d ORDER BY g, o, v"),
  ("lag with an offset past the partition, lead with a column default, offset 0",

@@ -378,14 +378,40 @@ final class SqlText {
    * Window frames JSqlParser cannot parse: a {@code GROUPS} frame is written as {@code RANGE } (same length) and an
    * {@code EXCLUDE …} clause is blanked, and what they said is appended as a mark to the name of the window function
    * ({@code f(...) OVER (...)}) or of the named window ({@code WINDOW w AS (...)}) they belong to, where
-   * {@link WindowBinder} reads it. The marks are inserted regions (empty in the user's text) of {@code regions}.
+   * {@link WindowBinder} reads it. The marks are inserted regions (empty in the user's text) of {@code regions}. A
+   * window refining a named one, {@code OVER (w ORDER BY …)}, gets w's text in place of its name.
    */
   private static void markWindowFrames(List<Token> tokens, char[] out, List<int[]> regions, List<String> marks) {
+    // the named windows' texts, for OVER (w ORDER BY …), which JSqlParser cannot parse: w is replaced by its text
+    java.util.Map<String, String> named = new java.util.HashMap<>();
+    boolean inWindow = false;
+    for (int i = 0; i + 2 < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.is("WINDOW")) inWindow = true;
+      if (inWindow && t.kind() == Kind.WORD && tokens.get(i + 1).is("AS") && tokens.get(i + 2).is("(")) {
+        int depth = 0;
+        for (int k = i + 2; k < tokens.size(); k++) {
+          if (tokens.get(k).is("(")) depth++;
+          else if (tokens.get(k).is(")") && --depth == 0) {
+            named.putIfAbsent(t.text().toLowerCase(Locale.ROOT), new String(out, tokens.get(i + 2).end(),
+                tokens.get(k).start() - tokens.get(i + 2).end()));
+            break;
+          }
+        }
+      }
+    }
     boolean windowClause = false;
     for (int i = 0; i + 1 < tokens.size(); i++) {
       Token t = tokens.get(i);
       if (t.is("WINDOW")) windowClause = true;
       int nameToken;
+      if (t.is("OVER") && tokens.get(i + 1).is("(") && i + 3 < tokens.size() && tokens.get(i + 2).kind() == Kind.WORD
+          && named.containsKey(tokens.get(i + 2).text().toLowerCase(Locale.ROOT)) && !tokens.get(i + 3).is("(")
+          && !tokens.get(i + 3).is(".") && !tokens.get(i + 3).is(",")) {
+        Token w = tokens.get(i + 2);
+        marks.add(named.get(w.text().toLowerCase(Locale.ROOT)) + " ");
+        regions.add(new int[] {w.start(), w.end(), -marks.size()});
+      }
       if (t.is("OVER") && tokens.get(i + 1).is("(")) {
         // the function's name: before the parenthesis matching the one before OVER
         nameToken = -1;

@@ -120,9 +120,6 @@ final class WindowBinder {
     List<OrderByElement> order = a.getOrderByElements();
     WindowElement element = a.getWindowElement();
     if (a.getWindowName() != null) {
-      if (element != null || order != null && !order.isEmpty() || partition != null && !partition.isEmpty()) {
-        throw QuiverException.unsupported("OVER (w ...) refining a named window; write OVER w or the whole window" + at(a.getName()));
-      }
       String w = ExprBinder.unquote(a.getWindowName());
       WindowDefinition def = binder.namedWindows == null ? null : binder.namedWindows.get(w.toLowerCase(Locale.ROOT));
       if (def == null) {
