@@ -332,7 +332,7 @@ class SecurityTest {
     String[] paths = {dir.toString(), data.toString(), data.toUri().toString()};
     Function<String, FlightRuntimeException> failing = q -> error(() -> count(q, alice));
     for (String q : List.of("SELEC 1", "SELECT 'unclosed", "SELECT nope FROM events", "SELECT * FROM nope",
-        "SELECT event_id + 'x' FROM events", "SELECT sum(kind) FROM events", "SELECT 1 FROM events WINDOW w AS ()",
+        "SELECT event_id + 'x' FROM events", "SELECT sum(kind) FROM events", "SELECT first_value(kind IGNORE NULLS) OVER () FROM events",
         "SELECT CAST('x' AS INTEGER)", "SELECT 1/0", "SELECT regexp_like('a', '(')", "SELECT " + "(".repeat(300) + "1" + ")".repeat(300),
         "SELECT " + "x".repeat(2_000_000), "INSERT INTO events VALUES (1)", "SELECT * FROM broken")) {
       FlightRuntimeException e = failing.apply(q);

@@ -47,6 +47,9 @@ public final class ColumnOrigins {
         if (i >= a.groups().size() || !(a.groups().get(i).expr() instanceof Expr.ColumnRef c)) return null;
         i = indexOf(a.input(), c.name());
         plan = a.input();
+      } else if (plan instanceof LogicalPlan.Window w) {
+        if (i >= w.input().schema().getFields().size()) return null;
+        plan = w.input();
       } else if (plan instanceof LogicalPlan.Join j) {
         int left = j.left().schema().getFields().size();
         if (i < left) {

@@ -299,6 +299,32 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   }
 
   @Override
+  public Operator visitWindow(LogicalPlan.Window p) {
+    Operator input = plan(p.input());
+    try {
+      java.util.List<WindowExec.Call> calls = new java.util.ArrayList<>();
+      for (LogicalPlan.WindowCall c : p.calls()) {
+        java.util.List<dev.quiver.planner.kernel.PhysicalExpr> args = new java.util.ArrayList<>();
+        for (dev.quiver.planner.expr.Expr a : c.args()) args.add(ExprCompiler.compile(a, input.schema(), ctx));
+        java.util.List<dev.quiver.planner.kernel.PhysicalExpr> partition = new java.util.ArrayList<>();
+        for (dev.quiver.planner.expr.Expr a : c.partitionBy()) partition.add(ExprCompiler.compile(a, input.schema(), ctx));
+        java.util.List<SortExec.Key> order = new java.util.ArrayList<>();
+        for (LogicalPlan.SortKey k : c.orderBy()) {
+          order.add(new SortExec.Key(ExprCompiler.compile(k.expr(), input.schema(), ctx), Kernels.family(k.expr().type()),
+              k.ascending(), k.nullsFirst()));
+        }
+        calls.add(new WindowExec.Call(c, args, partition, order));
+      }
+      String description = "WindowExec: " + p.calls().stream().map(c -> c + " AS " + c.name())
+          .collect(java.util.stream.Collectors.joining(", "));
+      return new WindowExec(input, p.schema(), calls, description, allocator, batchRows);
+    } catch (RuntimeException e) {
+      input.close();
+      throw e;
+    }
+  }
+
+  @Override
   public Operator visitLimit(LogicalPlan.Limit p) {
     return new LimitExec(plan(p.input()), p.limit(), p.offset(), allocator);
   }

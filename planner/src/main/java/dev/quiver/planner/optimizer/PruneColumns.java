@@ -65,6 +65,19 @@ public final class PruneColumns implements Rule {
       for (AggregateCall c : a.aggregates()) if (c.arg() != null) child.addAll(Exprs.columns(c.arg()));
       return rebuild(plan, List.of(prune(a.input(), child)));
     }
+    if (plan instanceof LogicalPlan.Window w) {
+      // unused calls are dropped (the whole node when none is left); the input keeps what the calls read
+      List<LogicalPlan.WindowCall> calls = new ArrayList<>();
+      for (LogicalPlan.WindowCall c : w.calls()) if (required == null || required.contains(c.name())) calls.add(c);
+      Set<String> child = null;
+      if (required != null) {
+        child = new LinkedHashSet<>(required);
+        for (LogicalPlan.WindowCall c : calls) for (dev.quiver.planner.expr.Expr e : c.exprs()) child.addAll(Exprs.columns(e));
+      }
+      LogicalPlan input = prune(w.input(), child);
+      if (calls.isEmpty()) return input;
+      return calls.size() == w.calls().size() && input == w.input() ? plan : new LogicalPlan.Window(input, calls);
+    }
     if (plan instanceof LogicalPlan.Filter f) {
       Set<String> child = required == null ? null : new LinkedHashSet<>(required);
       if (child != null) child.addAll(Exprs.columns(f.condition()));

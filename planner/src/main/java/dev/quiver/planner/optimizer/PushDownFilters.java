@@ -16,7 +16,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * Moves each conjunct of a filter as far down as it stays correct, so that it reaches the scan that can
  * prune with it: through projections (substituting the projected expressions), sorts, aggregations (for
- * conjuncts over group columns), unions (into every input) and joins — for an inner join into the side
+ * conjuncts over group columns), window functions (for conjuncts over columns every call partitions by), unions
+ * (into every input) and joins — for an inner join into the side
  * whose columns it reads, or into the join condition when it reads both. A join's own condition gives
  * its one-sided conjuncts to the side they filter when the join type allows (an inner or semi join for
  * either side; a LEFT/ANTI join only for its right side).
@@ -121,6 +122,23 @@ public final class PushDownFilters implements Rule {
       boolean same = true;
       for (int i = 0; i < inputs.size(); i++) same &= inputs.get(i) == u.inputs().get(i);
       result = same ? u : new LogicalPlan.Union(inputs);
+    } else if (plan instanceof LogicalPlan.Window w) {
+      // only conjuncts over columns every call partitions by: they drop whole partitions, leaving the others as they were
+      Set<String> keys = null;
+      for (LogicalPlan.WindowCall c : w.calls()) {
+        Set<String> k = new HashSet<>();
+        for (Expr e : c.partitionBy()) if (e instanceof Expr.ColumnRef r) k.add(r.name());
+        if (keys == null) keys = k;
+        else keys.retainAll(k);
+      }
+      List<Expr> down = new ArrayList<>();
+      for (Expr c : movable) {
+        Set<String> cols = Exprs.columns(c);
+        if (!cols.isEmpty() && keys != null && keys.containsAll(cols)) down.add(c);
+        else stay.add(c);
+      }
+      LogicalPlan input = push(w.input(), down);
+      result = input == w.input() ? w : new LogicalPlan.Window(input, w.calls());
     } else if (plan instanceof LogicalPlan.Join j) {
       result = pushIntoJoin(j, movable, stay);
     } else {

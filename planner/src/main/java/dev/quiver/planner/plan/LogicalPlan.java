@@ -182,6 +182,107 @@ public sealed interface LogicalPlan {
     }
   }
 
+  /** What a window call computes: a ranking or value function, or an aggregate ({@link WindowCall#agg}). */
+  enum WindowFunc {
+    ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE, AGGREGATE;
+
+    public String sqlName() { return name().toLowerCase(java.util.Locale.ROOT); }
+  }
+
+  /** The unit of a window frame. */
+  enum FrameUnit { ROWS, RANGE, GROUPS }
+
+  /** The kind of one end of a window frame; PRECEDING and FOLLOWING carry an offset. */
+  enum BoundKind {
+    UNBOUNDED_PRECEDING, PRECEDING, CURRENT_ROW, FOLLOWING, UNBOUNDED_FOLLOWING;
+
+    @Override public String toString() { return name().replace('_', ' '); }
+  }
+
+  /** One end of a frame: {@code offset} (a non-negative constant) for PRECEDING / FOLLOWING, else null. */
+  record FrameBound(BoundKind kind, Expr.Literal offset) {
+    @Override public String toString() {
+      return offset == null ? kind.toString() : offset.value() + " " + kind;
+    }
+  }
+
+  /** Rows of the frame left out: EXCLUDE NO OTHERS (none), CURRENT ROW, GROUP (the row and its peers), TIES (its peers). */
+  enum Exclude {
+    NO_OTHERS, CURRENT_ROW, GROUP, TIES;
+
+    @Override public String toString() { return name().replace('_', ' '); }
+  }
+
+  /** A window frame: the rows of the partition that a row's aggregate or value function reads. */
+  record Frame(FrameUnit unit, FrameBound start, FrameBound end, Exclude exclude) {
+    /** The standard's default: RANGE UNBOUNDED PRECEDING to CURRENT ROW (the whole partition without ORDER BY). */
+    public static final Frame DEFAULT = new Frame(FrameUnit.RANGE, new FrameBound(BoundKind.UNBOUNDED_PRECEDING, null),
+        new FrameBound(BoundKind.CURRENT_ROW, null), Exclude.NO_OTHERS);
+
+    @Override public String toString() {
+      return unit + " BETWEEN " + start + " AND " + end + (exclude == Exclude.NO_OTHERS ? "" : " EXCLUDE " + exclude);
+    }
+  }
+
+  /**
+   * One window function call: {@code func} (with {@code agg} for an aggregate, {@code distinct} for its DISTINCT) over
+   * {@code args} (the value, then offset / n / default where the function takes them; none for count(*)), per
+   * partition of {@code partitionBy}, ordered by {@code orderBy}, over {@code frame}. Its value is output as {@code name}.
+   */
+  record WindowCall(WindowFunc func, AggFunc agg, boolean distinct, List<Expr> args, List<Expr> partitionBy,
+      List<SortKey> orderBy, Frame frame, ArrowType type, boolean nullable, String name) {
+    public WindowCall {
+      args = List.copyOf(args);
+      partitionBy = List.copyOf(partitionBy);
+      orderBy = List.copyOf(orderBy);
+    }
+    public Field field() {
+      return new Field(name, new FieldType(nullable, type, null), null);
+    }
+    /** Every expression the call reads. */
+    public List<Expr> exprs() {
+      List<Expr> all = new ArrayList<>(args);
+      all.addAll(partitionBy);
+      for (SortKey k : orderBy) all.add(k.expr());
+      return all;
+    }
+    /** The same call with its expressions replaced by {@code f} of them. */
+    public WindowCall map(java.util.function.UnaryOperator<Expr> f) {
+      return new WindowCall(func, agg, distinct, args.stream().map(f).toList(), partitionBy.stream().map(f).toList(),
+          orderBy.stream().map(k -> new SortKey(f.apply(k.expr()), k.ascending(), k.nullsFirst())).toList(), frame, type,
+          nullable, name);
+    }
+    @Override public String toString() {
+      String fn = func == WindowFunc.AGGREGATE ? agg.sqlName() : func.sqlName();
+      String a = func == WindowFunc.AGGREGATE && args.isEmpty() ? "*"
+          : (distinct ? "DISTINCT " : "") + args.stream().map(Object::toString).collect(Collectors.joining(", "));
+      List<String> spec = new ArrayList<>();
+      if (!partitionBy.isEmpty()) spec.add("PARTITION BY " + partitionBy.stream().map(Object::toString).collect(Collectors.joining(", ")));
+      if (!orderBy.isEmpty()) spec.add("ORDER BY " + orderBy.stream().map(Object::toString).collect(Collectors.joining(", ")));
+      if (frame != null) spec.add(frame.toString());
+      return fn + "(" + a + ") OVER (" + String.join(" ", spec) + ")";
+    }
+  }
+
+  /**
+   * Window functions: the input's columns, then one column per call, each computed over the rows of its partition
+   * (the input is not reduced). Filters above it are not pushed below it (a filter changes the partitions).
+   */
+  record Window(LogicalPlan input, List<WindowCall> calls) implements LogicalPlan {
+    public Window { calls = List.copyOf(calls); }
+    public Schema schema() {
+      List<Field> fields = new ArrayList<>(input.schema().getFields());
+      for (WindowCall c : calls) fields.add(c.field());
+      return new Schema(fields);
+    }
+    public List<LogicalPlan> children() { return List.of(input); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Window(c.get(0), calls); }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitWindow(this); }
+    public String describe() {
+      return "Window: " + calls.stream().map(c -> c + " AS " + c.name()).collect(Collectors.joining(", "));
+    }
+  }
+
   /** How a join combines rows. SEMI and ANTI output the left side's columns only. */
   enum JoinType {
     INNER, LEFT, RIGHT, FULL, SEMI, ANTI,

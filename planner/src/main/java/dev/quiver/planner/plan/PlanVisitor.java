@@ -13,4 +13,5 @@ public interface PlanVisitor<R> {
   R visitSort(LogicalPlan.Sort p);
   R visitUnion(LogicalPlan.Union p);
   R visitEnforceSingleRow(LogicalPlan.EnforceSingleRow p);
+  R visitWindow(LogicalPlan.Window p);
 }

@@ -74,7 +74,7 @@ final class AggregateBinder {
     };
   }
 
-  static ArrowType aggregateType(AggFunc agg, Expr arg, Function f) {
+  static ArrowType aggregateType(AggFunc agg, Expr arg, Object f) {
     if (agg == AggFunc.COUNT) return SqlTypes.BIGINT;
     ArrowType t = arg.type();
     if (SqlTypes.isNull(t)) {

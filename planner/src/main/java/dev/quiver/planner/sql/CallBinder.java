@@ -100,6 +100,10 @@ final class CallBinder {
   Expr function(Function f) {
     String name = f.getName().toLowerCase(Locale.ROOT);
     AggFunc agg = AggregateBinder.aggregateFunction(name);
+    if (agg == null && WindowBinder.windowFunction(name) != null) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "window function " + name + " needs an OVER clause: "
+          + SqlPositions.snippet(f) + SqlPositions.suffix(binder.sql, f.getName()));
+    }
     if (agg == null) {
       List<Expr> args = new ArrayList<>();
       if (f.getParameters() != null) for (Expression x : f.getParameters()) args.add(binder.bind(x));

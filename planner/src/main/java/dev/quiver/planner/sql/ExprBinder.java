@@ -75,6 +75,14 @@ public final class ExprBinder {
   final PredicateBinder predicates = new PredicateBinder(this);
   final CallBinder calls = new CallBinder(this);
   final AggregateBinder aggregateCalls = new AggregateBinder(this);
+  final WindowBinder windows = new WindowBinder(this);
+  /** Where window calls are collected; null where they are not allowed. */
+  List<dev.quiver.planner.plan.LogicalPlan.WindowCall> windowCalls;
+  /** The WINDOW clause's named windows, by lower-case name. */
+  java.util.Map<String, net.sf.jsqlparser.expression.WindowDefinition> namedWindows;
+  boolean insideWindow;
+  /** Select-list aliases a name may also mean when it is no column (QUALIFY), by lower-case alias; or null. */
+  java.util.Map<String, Expr> outputAliases;
   /** The nesting depth of the statement's expressions and subqueries (one tracker per statement). */
   private NestingDepth depth;
 
@@ -202,6 +210,7 @@ public final class ExprBinder {
     if (e instanceof Between b) return predicates.between(b);
     if (e instanceof CastExpression c) return calls.cast(c);
     if (e instanceof Function f) return calls.function(f);
+    if (e instanceof net.sf.jsqlparser.expression.AnalyticExpression a) return windows.window(a);
     if (e instanceof IsDistinctExpression d) return predicates.distinct(d);
     if (e instanceof LikeExpression l) return predicates.like(l);
     if (e instanceof ExtractExpression x) {
@@ -274,7 +283,14 @@ public final class ExprBinder {
     if (qualifier == null && (name.equalsIgnoreCase("true") || name.equalsIgnoreCase("false"))) {
       return Boolean.parseBoolean(name.toLowerCase(Locale.ROOT)) ? Expr.Literal.TRUE : Expr.Literal.FALSE;
     }
-    Expr.ColumnRef ref = scope.resolve(qualifier, unquote(name), sql);
+    Expr.ColumnRef ref;
+    try {
+      ref = scope.resolve(qualifier, unquote(name), sql);
+    } catch (QuiverException notFound) {
+      Expr alias = qualifier == null && outputAliases != null ? outputAliases.get(unquote(name).toLowerCase(Locale.ROOT)) : null;
+      if (alias == null) throw notFound;
+      return alias;
+    }
     if (!insideAggregate) bareColumns.add(ref.name());
     return ref;
   }

@@ -102,8 +102,12 @@ final class SelectBinder {
     // SELECT list, HAVING and ORDER BY are bound together: they share the aggregates
     List<AggregateCall> aggregates = new ArrayList<>();
     ExprBinder binder = b.binder(true, aggregates);
+    List<LogicalPlan.WindowCall> windowCalls = new ArrayList<>();
+    binder.windowCalls = windowCalls;
+    binder.namedWindows = WindowBinder.named(ps.getWindowDefinitions());
     List<Expr> items = new ArrayList<>();
     List<String> visible = new ArrayList<>();
+    Map<String, Expr> aliasExprs = new HashMap<>();
     Map<String, String> visibleOf = new HashMap<>();
     for (Scope.Column c : b.scope.columns()) visibleOf.putIfAbsent(c.internal(), c.name());
     for (SelectItem<?> item : ps.getSelectItems()) {
@@ -142,13 +146,16 @@ final class SelectBinder {
       Expr bound = ExprBinder.settleParameters(binder.bind(e));
       if (!keepUntypedNulls) bound = typedNull(bound);
       items.add(bound);
+      if (item.getAlias() != null) aliasExprs.putIfAbsent(ExprBinder.unquote(item.getAlias().getName()).toLowerCase(Locale.ROOT), bound);
       String name = item.getAlias() != null ? ExprBinder.unquote(item.getAlias().getName())
           : bound instanceof Expr.ColumnRef c && visibleOf.containsKey(c.name()) ? visibleOf.get(c.name()) : columnName(e);
       visible.add(name);
     }
     Expr having = null;
     if (ps.getHaving() != null) {
+      binder.windowCalls = null; // no window functions in HAVING: they are computed after it
       having = ExprBinder.settleParameters(binder.bind(ps.getHaving()));
+      binder.windowCalls = windowCalls;
       if (!SqlTypes.isBoolean(having.type())) {
         throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING must be a BOOLEAN expression: "
             + SqlPositions.snippet(ps.getHaving()));
@@ -182,6 +189,16 @@ final class SelectBinder {
         }
       }
       orderTargets.add(typedNull(ExprBinder.settleParameters(binder.bind(e))));
+    }
+    Expr qualify = null;
+    if (ps.getQualify() != null) {
+      binder.outputAliases = aliasExprs;
+      qualify = ExprBinder.settleParameters(binder.bind(ps.getQualify()));
+      binder.outputAliases = null;
+      if (SqlTypes.isNull(qualify.type())) qualify = Coercion.coerce(qualify, SqlTypes.BOOLEAN);
+      if (!SqlTypes.isBoolean(qualify.type())) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "QUALIFY must be a BOOLEAN expression: " + SqlPositions.snippet(ps.getQualify()));
+      }
     }
     // GROUP BY
     List<Expr> groupExprs = new ArrayList<>();
@@ -262,8 +279,11 @@ final class SelectBinder {
           shownNames.putIfAbsent(c.internal(), en.qualifier() == null || !renamed ? c.name() : en.qualifier() + "." + c.name());
         }
       }
+      for (LogicalPlan.WindowCall w : windowCalls) postAggNames.add(w.name());
       items.replaceAll(x -> postAggregate(x, groupRefs, postAggNames));
       if (having != null) having = postAggregate(having, groupRefs, postAggNames);
+      if (qualify != null) qualify = postAggregate(qualify, groupRefs, postAggNames);
+      windowCalls.replaceAll(w -> w.map(x -> postAggregate(x, groupRefs, postAggNames)));
       orderTargets.replaceAll(x -> x instanceof Expr e ? postAggregate(e, groupRefs, postAggNames) : x);
     } else {
       b.flush();
@@ -271,6 +291,16 @@ final class SelectBinder {
     if (having != null) {
       if (!grouped) throw new QuiverException(ErrorCode.INVALID_QUERY, "HAVING needs GROUP BY or an aggregate" + cx.at("HAVING"));
       b.plan = new LogicalPlan.Filter(b.plan, having);
+    }
+    if (!windowCalls.isEmpty()) {
+      if (correlated && corr.mode != Mode.NONE) throw QuiverException.unsupported("a window function in a correlated subquery");
+      b.plan = new LogicalPlan.Window(b.plan, windowCalls);
+    }
+    if (qualify != null) {
+      if (windowCalls.isEmpty()) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "QUALIFY needs a window function in the query" + cx.at("QUALIFY"));
+      }
+      b.plan = new LogicalPlan.Filter(b.plan, qualify);
     }
 
     // projection with internal names; ORDER BY expressions not in the list become hidden columns
@@ -453,7 +483,6 @@ final class SelectBinder {
   }
 
   private void rejectUnsupported(PlainSelect ps) {
-    if (ps.getWindowDefinitions() != null && !ps.getWindowDefinitions().isEmpty()) throw QuiverException.unsupported("WINDOW");
     if (ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) throw QuiverException.unsupported("SELECT INTO");
   }
 }

@@ -84,7 +84,10 @@ final class SqlText {
     List<List<Expression>> lists = new ArrayList<>();
     List<int[]> regions = new ArrayList<>();
     if (!sql.contains(PLACEHOLDER)) extractInLists(tokens, out, lists, regions);
+    List<String> marks = new ArrayList<>();
+    markWindowFrames(tokens, out, regions, marks);
     if (regions.isEmpty()) return new Prepared(new String(out), lists, tokens, new int[0]);
+    regions.sort(java.util.Comparator.comparingInt(r -> r[0]));
     // cut each list out (JSqlParser reads even blanks at about a microsecond a character)
     StringBuilder text = new StringBuilder(out.length);
     int[] cuts = new int[regions.size() * 3];
@@ -93,7 +96,8 @@ final class SqlText {
       int[] r = regions.get(k);
       text.append(out, from, r[0] - from);
       cuts[3 * k] = text.length();
-      text.append(PLACEHOLDER).append(k);
+      if (r[2] >= 0) text.append(PLACEHOLDER).append(r[2]);
+      else text.append(marks.get(-r[2] - 1));
       cuts[3 * k + 1] = text.length();
       cuts[3 * k + 2] = r[1];
       from = r[1];
@@ -364,9 +368,110 @@ final class SqlText {
         k++;
       }
       if (!ok || items.size() < FAST_IN_LIST_ITEMS) continue;
-      regions.add(new int[] {tokens.get(i + 1).end(), tokens.get(k).start()});
+      regions.add(new int[] {tokens.get(i + 1).end(), tokens.get(k).start(), lists.size()});
       lists.add(items);
       i = k;
+    }
+  }
+
+  /**
+   * Window frames JSqlParser cannot parse: a {@code GROUPS} frame is written as {@code RANGE } (same length) and an
+   * {@code EXCLUDE …} clause is blanked, and what they said is appended as a mark to the name of the window function
+   * ({@code f(...) OVER (...)}) or of the named window ({@code WINDOW w AS (...)}) they belong to, where
+   * {@link WindowBinder} reads it. The marks are inserted regions (empty in the user's text) of {@code regions}. A
+   * window refining a named one, {@code OVER (w ORDER BY …)}, gets w's text in place of its name.
+   */
+  private static void markWindowFrames(List<Token> tokens, char[] out, List<int[]> regions, List<String> marks) {
+    // the named windows' texts, for OVER (w ORDER BY …), which JSqlParser cannot parse: w is replaced by its text
+    java.util.Map<String, String> named = new java.util.HashMap<>();
+    boolean inWindow = false;
+    for (int i = 0; i + 2 < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.is("WINDOW")) inWindow = true;
+      if (inWindow && t.kind() == Kind.WORD && tokens.get(i + 1).is("AS") && tokens.get(i + 2).is("(")) {
+        int depth = 0;
+        for (int k = i + 2; k < tokens.size(); k++) {
+          if (tokens.get(k).is("(")) depth++;
+          else if (tokens.get(k).is(")") && --depth == 0) {
+            named.putIfAbsent(t.text().toLowerCase(Locale.ROOT), new String(out, tokens.get(i + 2).end(),
+                tokens.get(k).start() - tokens.get(i + 2).end()));
+            break;
+          }
+        }
+      }
+    }
+    boolean windowClause = false;
+    for (int i = 0; i + 1 < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.is("WINDOW")) windowClause = true;
+      int nameToken;
+      if (t.is("OVER") && tokens.get(i + 1).is("(") && i + 3 < tokens.size() && tokens.get(i + 2).kind() == Kind.WORD
+          && named.containsKey(tokens.get(i + 2).text().toLowerCase(Locale.ROOT)) && !tokens.get(i + 3).is("(")
+          && !tokens.get(i + 3).is(".") && !tokens.get(i + 3).is(",")) {
+        Token w = tokens.get(i + 2);
+        marks.add(named.get(w.text().toLowerCase(Locale.ROOT)) + " ");
+        regions.add(new int[] {w.start(), w.end(), -marks.size()});
+      }
+      if (t.is("OVER") && tokens.get(i + 1).is("(")) {
+        // the function's name: before the parenthesis matching the one before OVER
+        nameToken = -1;
+        if (i > 0 && tokens.get(i - 1).is(")")) {
+          int depth = 0;
+          for (int k = i - 1; k >= 0; k--) {
+            if (tokens.get(k).is(")")) depth++;
+            else if (tokens.get(k).is("(") && --depth == 0) {
+              if (k > 0 && tokens.get(k - 1).kind() == Kind.WORD) nameToken = k - 1;
+              break;
+            }
+          }
+        }
+      } else if (windowClause && t.is("AS") && tokens.get(i + 1).is("(") && i > 0
+          && (tokens.get(i - 1).kind() == Kind.WORD || tokens.get(i - 1).kind() == Kind.QUOTED)) {
+        nameToken = i - 1;
+      } else {
+        continue;
+      }
+      // the window's parentheses: GROUPS and EXCLUDE at their top level
+      int depth = 0;
+      boolean groups = false;
+      String exclude = null;
+      for (int k = i + 1; k < tokens.size(); k++) {
+        Token x = tokens.get(k);
+        if (x.is("(")) depth++;
+        else if (x.is(")") && --depth == 0) break;
+        if (depth != 1) continue;
+        if (x.is("GROUPS") && k + 1 < tokens.size() && (tokens.get(k + 1).is("BETWEEN") || tokens.get(k + 1).is("UNBOUNDED")
+            || tokens.get(k + 1).is("CURRENT") || tokens.get(k + 1).kind() == Kind.NUMBER)) {
+          groups = true;
+          "RANGE ".getChars(0, 6, out, x.start());
+        } else if (x.is("EXCLUDE") && k + 1 < tokens.size()) {
+          Token a = tokens.get(k + 1);
+          Token b = k + 2 < tokens.size() ? tokens.get(k + 2) : null;
+          String kind = null;
+          int last = k + 1;
+          if (a.is("CURRENT") && b != null && b.is("ROW")) {
+            kind = "CURRENT_ROW";
+            last = k + 2;
+          } else if (a.is("NO") && b != null && b.is("OTHERS")) {
+            kind = "NO_OTHERS";
+            last = k + 2;
+          } else if (a.is("GROUP")) {
+            kind = "GROUP";
+          } else if (a.is("TIES")) {
+            kind = "TIES";
+          }
+          if (kind == null) continue; // the parser reports it
+          exclude = kind;
+          for (int c = x.start(); c < tokens.get(last).end(); c++) if (!Character.isWhitespace(out[c])) out[c] = ' ';
+          k = last;
+        }
+      }
+      if ((groups || exclude != null) && nameToken >= 0) {
+        Token name = tokens.get(nameToken);
+        int at = name.kind() == Kind.QUOTED ? name.end() - 1 : name.end();
+        marks.add((groups ? WindowBinder.GROUPS_MARK : "") + (exclude != null ? WindowBinder.EXCLUDE_MARK + exclude : ""));
+        regions.add(new int[] {at, at, -marks.size()});
+      }
     }
   }
 }

@@ -428,6 +428,7 @@ final class SubqueryDecorrelator {
       for (AggregateCall c : a.aggregates()) if (c.arg() != null) exprs.add(c.arg());
     }
     if (plan instanceof LogicalPlan.Sort s) for (SortKey k : s.keys()) exprs.add(k.expr());
+    if (plan instanceof LogicalPlan.Window w) for (LogicalPlan.WindowCall c : w.calls()) exprs.addAll(c.exprs());
     for (Expr e : exprs) if (intersects(Exprs.columns(e), names)) return true;
     for (LogicalPlan c : plan.children()) if (hasReference(c, names, skip)) return true;
     return false;
