@@ -110,6 +110,11 @@ public final class ExprCompiler implements ExprVisitor<PhysicalExpr> {
     List<PhysicalExpr> items = new ArrayList<>();
     for (Expr x : e.list()) items.add(x.accept(this));
     Kernels.Family family = Kernels.family(e.value().type());
+    if (family == Kernels.Family.BYTES && !e.list().isEmpty() && e.list().stream().allMatch(x -> x instanceof Expr.Literal)) {
+      // constant strings: each row's bytes compared in place with the items' (no copy of the value per row)
+      Kernels.BytesItems set = new Kernels.BytesItems(items);
+      return (batch, alloc) -> Kernels.inBytes(batch, alloc, value, set, e.negated());
+    }
     if (items.size() >= Kernels.IN_SET_ITEMS && family != Kernels.Family.NULL
         && e.list().stream().allMatch(x -> x instanceof Expr.Literal)) {
       // constant items: read once into a hash set, probed once per row

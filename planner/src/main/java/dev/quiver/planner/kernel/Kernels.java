@@ -204,6 +204,81 @@ public final class Kernels {
     }
   }
 
+  /** The constant items of a string IN list, as bytes, read from the items' values on the first batch. */
+  static final class BytesItems {
+    private final List<PhysicalExpr> items;
+    private volatile byte[][] bytes;
+    private boolean anyNull;
+
+    BytesItems(List<PhysicalExpr> items) {
+      this.items = items;
+    }
+
+    byte[][] bytes(VectorSchemaRoot batch, BufferAllocator alloc) {
+      byte[][] b = bytes;
+      if (b != null) return b;
+      synchronized (this) {
+        if (bytes == null) {
+          List<byte[]> k = new ArrayList<>();
+          for (PhysicalExpr item : items) {
+            try (ColumnValues v = item.eval(batch, alloc)) {
+              if (v.isNull(0)) anyNull = true;
+              else k.add(v.getBytes(0));
+            }
+          }
+          bytes = k.toArray(new byte[0][]);
+        }
+        return bytes;
+      }
+    }
+  }
+
+  /**
+   * {@code value [NOT] IN (constant strings)}, three-valued as {@link #in(VectorSchemaRoot, BufferAllocator, Family,
+   * PhysicalExpr, List, boolean)}: over a variable-width vector each row's bytes are compared in place (offsets,
+   * then length, then bytes) with the items'; other inputs take the general path.
+   */
+  static ColumnValues inBytes(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr value, BytesItems set,
+      boolean negated) {
+    int n = batch.getRowCount();
+    try (ColumnValues v = value.eval(batch, alloc)) {
+      if (!(v.vector() instanceof org.apache.arrow.vector.BaseVariableWidthVector vw) || n == 0) {
+        return in(batch, alloc, Family.BYTES, value, set.items, negated);
+      }
+      byte[][] items = set.bytes(batch, alloc);
+      boolean anyNull;
+      synchronized (set) {
+        anyNull = set.anyNull;
+      }
+      long offsets = vw.getOffsetBuffer().memoryAddress();
+      long data = vw.getDataBuffer().memoryAddress();
+      BitVector out = newBool(alloc, n);
+      for (int i = 0; i < n; i++) {
+        if (v.isNull(i)) continue;
+        int start = org.apache.arrow.memory.util.MemoryUtil.getInt(offsets + 4L * i);
+        int len = org.apache.arrow.memory.util.MemoryUtil.getInt(offsets + 4L * (i + 1)) - start;
+        boolean match = false;
+        for (byte[] item : items) {
+          if (item.length == len && equalAt(data + start, item)) {
+            match = true;
+            break;
+          }
+        }
+        if (match) out.set(i, negated ? 0 : 1);
+        else if (!anyNull) out.set(i, negated ? 1 : 0);
+      }
+      return done(out, n);
+    }
+  }
+
+  /** Whether the {@code item.length} bytes at {@code address} are {@code item}'s. */
+  private static boolean equalAt(long address, byte[] item) {
+    for (int k = 0; k < item.length; k++) {
+      if (org.apache.arrow.memory.util.MemoryUtil.getByte(address + k) != item[k]) return false;
+    }
+    return true;
+  }
+
   /** {@code value [NOT] IN set}: as {@link #in(VectorSchemaRoot, BufferAllocator, Family, PhysicalExpr, List, boolean)}. */
   static ColumnValues in(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr value, InSet set, boolean negated) {
     int n = batch.getRowCount();

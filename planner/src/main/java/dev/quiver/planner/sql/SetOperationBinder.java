@@ -26,7 +26,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * UNION, INTERSECT and EXCEPT: the operands are typed together (an untyped NULL column takes the type of the
  * other operands' column), a run of UNIONs becomes one n-ary Union, and INTERSECT / EXCEPT become a DISTINCT
- * semi / anti join on IS NOT DISTINCT FROM of every column (so NULLs match, as set operations require).
+ * semi / anti join on IS NOT DISTINCT FROM of every column (so NULLs match, as set operations require); with ALL,
+ * the rows are numbered among their equals first and joined on the number too (no DISTINCT).
  */
 final class SetOperationBinder {
   private final Analyzer analyzer;
@@ -56,11 +57,27 @@ final class SetOperationBinder {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "more than " + cx.limits().maxNestingDepth()
           + " INTERSECT and EXCEPT operations in one query (limit " + cx.limits().maxNestingDepth() + ")");
     }
-    Rel acc = operand(selects.get(0), outer);
+    // INTERSECT binds more tightly than UNION and EXCEPT (a UNION b INTERSECT c is a UNION (b INTERSECT c)):
+    // combine each run of INTERSECTs first, then the rest from left to right
+    List<Rel> terms = new ArrayList<>();
+    List<SetOperation> ops = new ArrayList<>();
+    Rel term = operand(selects.get(0), outer);
+    for (int k = 1; k < selects.size(); k++) {
+      SetOperation op = so.getOperations().get(k - 1);
+      if (op instanceof IntersectOp) {
+        term = combine(term, operand(selects.get(k), outer), op);
+      } else {
+        terms.add(term);
+        ops.add(op);
+        term = operand(selects.get(k), outer);
+      }
+    }
+    terms.add(term);
+    Rel acc = terms.get(0);
     int i = 1;
-    while (i < selects.size()) {
-      if (!(so.getOperations().get(i - 1) instanceof UnionOp)) {
-        acc = combine(acc, operand(selects.get(i), outer), so.getOperations().get(i - 1));
+    while (i < terms.size()) {
+      if (!(ops.get(i - 1) instanceof UnionOp)) {
+        acc = combine(acc, terms.get(i), ops.get(i - 1));
         i++;
         continue;
       }
@@ -68,8 +85,8 @@ final class SetOperationBinder {
       // walked recursively by every rule, and typing it pair by pair is quadratic in its length
       List<Rel> run = new ArrayList<>(List.of(acc));
       List<Boolean> all = new ArrayList<>();
-      for (; i < selects.size() && so.getOperations().get(i - 1) instanceof UnionOp u; i++) {
-        run.add(operand(selects.get(i), outer));
+      for (; i < terms.size() && ops.get(i - 1) instanceof UnionOp u; i++) {
+        run.add(terms.get(i));
         all.add(u.isAll());
       }
       acc = union(run, all);
@@ -155,13 +172,32 @@ final class SetOperationBinder {
     LogicalPlan r = castTo(right.plan(), types);
     boolean except = op instanceof ExceptOp || op instanceof MinusOp;
     if (!except && !(op instanceof IntersectOp)) throw QuiverException.unsupported(name);
-    if (op.toString().toUpperCase(Locale.ROOT).contains("ALL")) throw QuiverException.unsupported(name);
-    List<Expr> conds = new ArrayList<>();
+    boolean all = op.toString().toUpperCase(Locale.ROOT).contains("ALL");
     List<Field> lf2 = l.schema().getFields();
-    List<Field> rf2 = r.schema().getFields();
-    for (int i = 0; i < lf2.size(); i++) conds.add(new Expr.DistinctFrom(ref(lf2.get(i)), ref(rf2.get(i)), true));
+    if (all) {
+      // each row numbered among its equals (1..m on the left, 1..n on the right): joined on the row and its number,
+      // the semi join keeps min(m, n) copies and the anti join max(m - n, 0), as INTERSECT ALL / EXCEPT ALL define
+      l = numbered(l);
+      r = numbered(r);
+    }
+    List<Field> lf = l.schema().getFields();
+    List<Field> rf = r.schema().getFields();
+    List<Expr> conds = new ArrayList<>();
+    for (int i = 0; i < lf.size(); i++) conds.add(new Expr.DistinctFrom(ref(lf.get(i)), ref(rf.get(i)), true));
     LogicalPlan join = new LogicalPlan.Join(l, r, except ? JoinType.ANTI : JoinType.SEMI, Exprs.and(conds));
-    return new Rel(distinct(join), left.visible());
+    if (!all) return new Rel(distinct(join), left.visible());
+    List<NamedExpr> keep = new ArrayList<>();
+    for (Field f : lf2) keep.add(new NamedExpr(ref(f), f.getName()));
+    return new Rel(new LogicalPlan.Project(join, keep), left.visible());
+  }
+
+  /** {@code plan} with one more column: {@code row_number() OVER (PARTITION BY every column)}. */
+  private LogicalPlan numbered(LogicalPlan plan) {
+    List<Expr> partition = new ArrayList<>();
+    for (Field f : plan.schema().getFields()) partition.add(ref(f));
+    LogicalPlan.WindowCall n = new LogicalPlan.WindowCall(LogicalPlan.WindowFunc.ROW_NUMBER, null, false, List.of(),
+        partition, List.of(), LogicalPlan.Frame.DEFAULT, SqlTypes.BIGINT, false, cx.names().fresh("__copy"));
+    return new LogicalPlan.Window(plan, List.of(n));
   }
 
   /** {@code plan} with its columns cast to {@code types} (same names), or itself when they match. */
