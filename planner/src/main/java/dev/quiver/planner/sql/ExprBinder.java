@@ -106,6 +106,24 @@ public final class ExprBinder {
     return subqueries;
   }
 
+  /**
+   * {@code agg(x) FILTER (WHERE c)} as {@code agg(CASE WHEN c THEN x END)} ({@code count(*)}: {@code count(CASE WHEN c
+   * THEN 1 END)}): exact for every aggregate Quiver has, since each skips NULL inputs and rows the filter rejects
+   * become NULL inputs; with DISTINCT too, as rejected rows add no value.
+   */
+  private static Function filtered(net.sf.jsqlparser.expression.AnalyticExpression a) {
+    Expression value = a.isAllColumns() || a.getExpression() == null
+        || a.getExpression() instanceof net.sf.jsqlparser.statement.select.AllColumns
+        ? new net.sf.jsqlparser.expression.LongValue(1) : a.getExpression();
+    net.sf.jsqlparser.expression.CaseExpression when = new net.sf.jsqlparser.expression.CaseExpression(
+        new net.sf.jsqlparser.expression.WhenClause(a.getFilterExpression(), value));
+    Function f = new Function();
+    f.setName(a.getName());
+    f.setParameters(new net.sf.jsqlparser.expression.operators.relational.ExpressionList<>(when));
+    f.setDistinct(a.isDistinct());
+    return f;
+  }
+
   /** Names aggregate outputs uniquely in the statement. */
   ExprBinder withNames(Names n) {
     this.names = n;
@@ -210,7 +228,10 @@ public final class ExprBinder {
     if (e instanceof Between b) return predicates.between(b);
     if (e instanceof CastExpression c) return calls.cast(c);
     if (e instanceof Function f) return calls.function(f);
-    if (e instanceof net.sf.jsqlparser.expression.AnalyticExpression a) return windows.window(a);
+    if (e instanceof net.sf.jsqlparser.expression.AnalyticExpression a) {
+      if (a.getType() == net.sf.jsqlparser.expression.AnalyticType.FILTER_ONLY) return bind(filtered(a));
+      return windows.window(a);
+    }
     if (e instanceof IsDistinctExpression d) return predicates.distinct(d);
     if (e instanceof LikeExpression l) return predicates.like(l);
     if (e instanceof ExtractExpression x) {
