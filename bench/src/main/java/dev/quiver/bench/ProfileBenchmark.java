@@ -83,33 +83,31 @@ public final class ProfileBenchmark {
         Path jfr = Files.createTempFile("quiver-profile", ".jfr");
         long jit0 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
         long gc0 = gcMillis();
-        {
-          java.time.Instant from = java.time.Instant.now();
-          long cpu0 = os.getProcessCpuTime();
-          long t0 = System.nanoTime();
-          for (int i = 0; i < runs; i++) PruningBenchmark.first(c, q.getValue());
-          long wall = System.nanoTime() - t0;
-          long cpu = os.getProcessCpuTime() - cpu0;
-          java.time.Instant to = java.time.Instant.now();
-          r.dump(jfr);
-          double jit = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jit0;
-          double gc = gcMillis() - gc0;
-          Map<String, Long> samples = classify(jfr, from, to);
-          Files.deleteIfExists(jfr);
-          double perRunCpu = cpu / 1e6 / runs;
-          double javaMs = 0;
-          StringBuilder cells = new StringBuilder();
-          for (String cat : CATEGORIES) {
-            double ms = samples.getOrDefault(cat, 0L) * (double) SAMPLE_MS / runs;
-            javaMs += ms;
-            cells.append(String.format(Locale.ROOT, " %.0f |", ms));
-          }
-          String line = String.format(Locale.ROOT, "| %s | %.1f | %.0f | %.2f |%s %.0f | %.0f | %.0f |", q.getKey(),
-              wall / 1e6 / runs, perRunCpu, cpu / (double) wall, cells, Math.max(0, perRunCpu - javaMs), jit / runs,
-              gc / runs);
-          System.out.println(line);
-          md.append(line).append('\n');
+        java.time.Instant from = java.time.Instant.now();
+        long cpu0 = os.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < runs; i++) PruningBenchmark.first(c, q.getValue());
+        long wall = System.nanoTime() - t0;
+        long cpu = os.getProcessCpuTime() - cpu0;
+        java.time.Instant to = java.time.Instant.now();
+        r.dump(jfr);
+        double jit = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jit0;
+        double gc = gcMillis() - gc0;
+        Map<String, Long> samples = classify(jfr, from, to);
+        Files.deleteIfExists(jfr);
+        double perRunCpu = cpu / 1e6 / runs;
+        double javaMs = 0;
+        StringBuilder cells = new StringBuilder();
+        for (String cat : CATEGORIES) {
+          double ms = samples.getOrDefault(cat, 0L) * (double) SAMPLE_MS / runs;
+          javaMs += ms;
+          cells.append(String.format(Locale.ROOT, " %.0f |", ms));
         }
+        String line = String.format(Locale.ROOT, "| %s | %.1f | %.0f | %.2f |%s %.0f | %.0f | %.0f |", q.getKey(),
+            wall / 1e6 / runs, perRunCpu, cpu / (double) wall, cells, Math.max(0, perRunCpu - javaMs), jit / runs,
+            gc / runs);
+        System.out.println(line);
+        md.append(line).append('\n');
       }
     }
     Files.createDirectories(out);

@@ -144,27 +144,36 @@ public final class AggregateExec extends Operator {
     if (!consumed) consume();
     if (emitted >= groupCount) return null;
     int count = Math.min(batchRows, groupCount - emitted);
+    int nk = keys.size();
+    VectorSchemaRoot batch = groupBatch(schema, allocator, emitted, count,
+        (c, g) -> c < nk ? table.key(c, g) : single != null ? single[c - nk].result() : grouped[c - nk].result(g));
+    emitted += count;
+    return batch;
+  }
+
+  /** The value of output column {@code c} for group {@code g}. */
+  @FunctionalInterface
+  interface GroupCell {
+    Object value(int c, int g);
+  }
+
+  /** A batch of {@code count} groups from group {@code first} on, each column filled from {@code cell}. */
+  static VectorSchemaRoot groupBatch(Schema schema, BufferAllocator allocator, int first, int count, GroupCell cell) {
     List<Field> fields = schema.getFields();
     List<FieldVector> out = new ArrayList<>();
     try {
-      int nk = keys.size();
       for (int c = 0; c < fields.size(); c++) {
         FieldVector v = fields.get(c).createVector(allocator);
         out.add(v);
         v.setInitialCapacity(count);
         v.allocateNew();
-        for (int r = 0; r < count; r++) {
-          int g = emitted + r;
-          Object value = c < nk ? table.key(c, g) : single != null ? single[c - nk].result() : grouped[c - nk].result(g);
-          Vectors.set(v, r, value);
-        }
+        for (int r = 0; r < count; r++) Vectors.set(v, r, cell.value(c, first + r));
         v.setValueCount(count);
       }
     } catch (RuntimeException e) {
       out.forEach(FieldVector::close);
       throw e;
     }
-    emitted += count;
     return new VectorSchemaRoot(fields, out, count);
   }
 

@@ -154,27 +154,10 @@ final class FinalAggregateExec extends Operator {
     if (!consumed) consume();
     if (emitted >= groupCount) return null;
     int count = Math.min(batchRows, groupCount - emitted);
-    List<Field> fields = schema.getFields();
-    List<FieldVector> out = new ArrayList<>();
-    try {
-      for (int c = 0; c < fields.size(); c++) {
-        FieldVector v = fields.get(c).createVector(allocator);
-        out.add(v);
-        v.setInitialCapacity(count);
-        v.allocateNew();
-        for (int r = 0; r < count; r++) {
-          int g = emitted + r;
-          Object value = c < nk ? table.key(c, g) : merged[c - nk] != null ? merged[c - nk].result(g) : counts[c - nk][g];
-          Vectors.set(v, r, value);
-        }
-        v.setValueCount(count);
-      }
-    } catch (RuntimeException e) {
-      out.forEach(FieldVector::close);
-      throw e;
-    }
+    VectorSchemaRoot batch = AggregateExec.groupBatch(schema, allocator, emitted, count,
+        (c, g) -> c < nk ? table.key(c, g) : merged[c - nk] != null ? merged[c - nk].result(g) : counts[c - nk][g]);
     emitted += count;
-    return new VectorSchemaRoot(fields, out, count);
+    return batch;
   }
 
   @Override

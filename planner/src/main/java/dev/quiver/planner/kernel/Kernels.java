@@ -206,29 +206,32 @@ public final class Kernels {
 
   /** The constant items of a string IN list, as bytes, read from the items' values on the first batch. */
   static final class BytesItems {
+    /** The non-NULL items' bytes, and whether an item is NULL. */
+    record Read(byte[][] bytes, boolean anyNull) {}
+
     private final List<PhysicalExpr> items;
-    private volatile byte[][] bytes;
-    private boolean anyNull;
+    private volatile Read read;
 
     BytesItems(List<PhysicalExpr> items) {
       this.items = items;
     }
 
-    byte[][] bytes(VectorSchemaRoot batch, BufferAllocator alloc) {
-      byte[][] b = bytes;
-      if (b != null) return b;
+    Read read(VectorSchemaRoot batch, BufferAllocator alloc) {
+      Read r = read;
+      if (r != null) return r;
       synchronized (this) {
-        if (bytes == null) {
+        if (read == null) {
           List<byte[]> k = new ArrayList<>();
+          boolean anyNull = false;
           for (PhysicalExpr item : items) {
             try (ColumnValues v = item.eval(batch, alloc)) {
               if (v.isNull(0)) anyNull = true;
               else k.add(v.getBytes(0));
             }
           }
-          bytes = k.toArray(new byte[0][]);
+          read = new Read(k.toArray(new byte[0][]), anyNull);
         }
-        return bytes;
+        return read;
       }
     }
   }
@@ -245,11 +248,9 @@ public final class Kernels {
       if (!(v.vector() instanceof org.apache.arrow.vector.BaseVariableWidthVector vw) || n == 0) {
         return in(batch, alloc, Family.BYTES, value, set.items, negated);
       }
-      byte[][] items = set.bytes(batch, alloc);
-      boolean anyNull;
-      synchronized (set) {
-        anyNull = set.anyNull;
-      }
+      BytesItems.Read read = set.read(batch, alloc);
+      byte[][] items = read.bytes();
+      boolean anyNull = read.anyNull();
       long offsets = vw.getOffsetBuffer().memoryAddress();
       long data = vw.getDataBuffer().memoryAddress();
       BitVector out = newBool(alloc, n);
