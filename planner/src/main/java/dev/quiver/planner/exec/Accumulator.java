@@ -71,7 +71,71 @@ abstract class Accumulator {
       case MIN, MAX -> new MinMax(family, call.func() == AggFunc.MIN);
       case BOOL_AND, BOOL_OR -> new BoolAgg(call.func() == AggFunc.BOOL_AND);
       case STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP -> new Variance(call.func(), family);
+      case STRING_AGG -> call.orderBy().isEmpty() ? new StringAgg(call.separator()) : new OrderedStringAgg(call);
     };
+  }
+
+  /** string_agg: the non-NULL values joined with the separator, in the order they come. */
+  private static final class StringAgg extends Accumulator {
+    final String separator;
+    StringBuilder text;
+    StringAgg(String separator) { this.separator = separator; }
+    void add(ColumnValues v, int i) {
+      if (v.isNull(i)) return;
+      if (text == null) text = new StringBuilder();
+      else text.append(separator);
+      text.append((String) v.getObject(i));
+    }
+    @Override long size() { return 48 + (text == null ? 0 : 2L * text.length()); }
+    Object result() { return text == null ? null : text.toString(); }
+  }
+
+  /**
+   * string_agg(x, sep ORDER BY ...): the values with their sort keys ({@link TupleValues}: the value, then the keys),
+   * sorted (stably: ties keep the input's order) when the result is asked for.
+   */
+  private static final class OrderedStringAgg extends Accumulator {
+    final AggregateCall call;
+    final java.util.List<Object[]> rows = new java.util.ArrayList<>();
+    long bytes;
+    OrderedStringAgg(AggregateCall call) { this.call = call; }
+    void add(ColumnValues v, int i) {
+      TupleValues t = (TupleValues) v;
+      if (t.parts()[0].isNull(i)) return;
+      Object[] row = new Object[t.parts().length];
+      for (int k = 0; k < row.length; k++) row[k] = t.parts()[k].isNull(i) ? null : t.parts()[k].getObject(i);
+      bytes += 48 + 2L * ((String) row[0]).length() + 16L * row.length;
+      rows.add(row);
+    }
+    @Override long size() { return 48 + bytes; }
+    Object result() {
+      if (rows.isEmpty()) return null;
+      java.util.List<Object[]> sorted = new java.util.ArrayList<>(rows);
+      java.util.List<dev.quiver.planner.plan.LogicalPlan.SortKey> keys = call.orderBy();
+      sorted.sort((a, b) -> {
+        for (int k = 0; k < keys.size(); k++) {
+          Object x = a[k + 1];
+          Object y = b[k + 1];
+          var key = keys.get(k);
+          int c;
+          if (x == null || y == null) {
+            if (x == y) continue;
+            c = (x == null) == key.nullsFirst() ? -1 : 1;
+          } else {
+            c = Kernels.compareObjects(Kernels.family(key.expr().type()), x, y);
+            if (!key.ascending()) c = -c;
+          }
+          if (c != 0) return c;
+        }
+        return 0;
+      });
+      StringBuilder text = new StringBuilder();
+      for (Object[] r : sorted) {
+        if (text.length() > 0 || r != sorted.get(0)) text.append(call.separator());
+        text.append((String) r[0]);
+      }
+      return text.toString();
+    }
   }
 
   private static final class CountStar extends Accumulator {

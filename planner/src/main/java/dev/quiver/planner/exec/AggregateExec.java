@@ -43,6 +43,9 @@ public final class AggregateExec extends Operator {
   private GroupedAccumulator[] grouped;
   private int groupCount;
   private int emitted;
+  private final List<List<Object>> emptyInputGroups;
+  /** The aggregates' values over no rows, when the groups of {@link #emptyInputGroups} are output. */
+  private Object[] emptyValues;
 
   /**
    * Groups by {@code keys} (typed as {@code schema}'s first fields) and folds aggregate {@code i}'s argument
@@ -51,6 +54,17 @@ public final class AggregateExec extends Operator {
    */
   AggregateExec(Operator input, Schema schema, List<PhysicalExpr> keys, List<PhysicalExpr> args,
       List<Accumulator.Factory> accumulators, String description, BufferAllocator allocator, int batchRows) {
+    this(input, schema, keys, args, accumulators, description, allocator, batchRows, List.of());
+  }
+
+  /**
+   * As above; when the input has no row, the output is one group per entry of {@code emptyInputGroups} (its key
+   * values, each aggregate's value over no rows): the grand total of GROUP BY GROUPING SETS (..., ()).
+   */
+  AggregateExec(Operator input, Schema schema, List<PhysicalExpr> keys, List<PhysicalExpr> args,
+      List<Accumulator.Factory> accumulators, String description, BufferAllocator allocator, int batchRows,
+      List<List<Object>> emptyInputGroups) {
+    this.emptyInputGroups = emptyInputGroups;
     this.input = input;
     this.schema = schema;
     this.keys = List.copyOf(keys);
@@ -137,6 +151,11 @@ public final class AggregateExec extends Operator {
       }
     }
     consumed = true;
+    if (table != null && groupCount == 0 && !emptyInputGroups.isEmpty()) {
+      emptyValues = new Object[na];
+      for (int a = 0; a < na; a++) emptyValues[a] = accumulators.get(a).create(memory).result();
+      groupCount = emptyInputGroups.size();
+    }
   }
 
   @Override
@@ -146,7 +165,8 @@ public final class AggregateExec extends Operator {
     int count = Math.min(batchRows, groupCount - emitted);
     int nk = keys.size();
     VectorSchemaRoot batch = groupBatch(schema, allocator, emitted, count,
-        (c, g) -> c < nk ? table.key(c, g) : single != null ? single[c - nk].result() : grouped[c - nk].result(g));
+        (c, g) -> emptyValues != null ? (c < nk ? emptyInputGroups.get(g).get(c) : emptyValues[c - nk])
+            : c < nk ? table.key(c, g) : single != null ? single[c - nk].result() : grouped[c - nk].result(g));
     emitted += count;
     return batch;
   }

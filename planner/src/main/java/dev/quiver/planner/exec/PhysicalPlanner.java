@@ -180,11 +180,44 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     java.util.List<dev.quiver.planner.kernel.PhysicalExpr> args = new java.util.ArrayList<>();
     java.util.List<Accumulator.Factory> accumulators = new java.util.ArrayList<>();
     for (LogicalPlan.AggregateCall c : p.aggregates()) {
-      args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
+      if (!c.orderBy().isEmpty()) {
+        // the value and its sort keys, read together by the accumulator
+        java.util.List<dev.quiver.planner.kernel.PhysicalExpr> parts = new java.util.ArrayList<>();
+        for (dev.quiver.planner.expr.Expr e : c.exprs()) parts.add(ExprCompiler.compile(e, input.schema(), ctx));
+        args.add(TupleValues.of(parts));
+      } else {
+        args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), input.schema(), ctx));
+      }
       accumulators.add(Accumulator.factory(c));
     }
     String description = "AggregateExec: " + aggregateDescription(p);
-    return new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator, batchRows);
+    return new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator, batchRows,
+        emptyInputGroups(p));
+  }
+
+  /**
+   * The groups an aggregation over grouping sets outputs when its input has no row at all: one per grouping set
+   * whose group columns are all constants in its projection of the {@link LogicalPlan.Expand} below (the set
+   * {@code ()}), with those constants as keys, as {@code SELECT count(*) FROM empty} has one row.
+   */
+  private static java.util.List<java.util.List<Object>> emptyInputGroups(LogicalPlan.Aggregate p) {
+    if (!(p.input() instanceof LogicalPlan.Expand e)) return java.util.List.of();
+    java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
+    for (java.util.List<LogicalPlan.NamedExpr> set : e.projections()) {
+      java.util.Map<String, dev.quiver.planner.expr.Expr> defs = new java.util.HashMap<>();
+      for (LogicalPlan.NamedExpr n : set) defs.put(n.name(), n.expr());
+      java.util.List<Object> keys = new java.util.ArrayList<>();
+      for (LogicalPlan.NamedExpr g : p.groups()) {
+        dev.quiver.planner.expr.Expr d = g.expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef c ? defs.get(c.name()) : null;
+        if (!(d instanceof dev.quiver.planner.expr.Expr.Literal lit)) {
+          keys = null;
+          break;
+        }
+        keys.add(lit.value());
+      }
+      if (keys != null) rows.add(keys);
+    }
+    return rows;
   }
 
   private static String aggregateDescription(LogicalPlan.Aggregate p) {
@@ -318,6 +351,23 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       String description = "WindowExec: " + p.calls().stream().map(c -> c + " AS " + c.name())
           .collect(java.util.stream.Collectors.joining(", "));
       return new WindowExec(input, p.schema(), calls, description, allocator, batchRows);
+    } catch (RuntimeException e) {
+      input.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public Operator visitExpand(LogicalPlan.Expand p) {
+    Operator input = plan(p.input());
+    try {
+      java.util.List<java.util.List<dev.quiver.planner.kernel.PhysicalExpr>> projections = new java.util.ArrayList<>();
+      for (java.util.List<LogicalPlan.NamedExpr> set : p.projections()) {
+        java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
+        for (LogicalPlan.NamedExpr n : set) exprs.add(ExprCompiler.compile(n.expr(), input.schema(), ctx));
+        projections.add(exprs);
+      }
+      return new ExpandExec(input, p.schema(), projections, "ExpandExec: " + p.describeSets(), allocator);
     } catch (RuntimeException e) {
       input.close();
       throw e;

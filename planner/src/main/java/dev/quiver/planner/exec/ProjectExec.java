@@ -46,6 +46,14 @@ public final class ProjectExec extends Operator {
   static VectorSchemaRoot project(VectorSchemaRoot input, List<PhysicalExpr> exprs, Schema schema,
       BufferAllocator allocator) {
     try (VectorSchemaRoot batch = input) {
+      return compute(batch, exprs, schema, allocator);
+    }
+  }
+
+  /** Column {@code i} of {@code schema} computed as {@code exprs[i]} over {@code batch}, which stays open. */
+  static VectorSchemaRoot compute(VectorSchemaRoot batch, List<PhysicalExpr> exprs, Schema schema,
+      BufferAllocator allocator) {
+    {
       int n = batch.getRowCount();
       List<FieldVector> out = new ArrayList<>();
       try {

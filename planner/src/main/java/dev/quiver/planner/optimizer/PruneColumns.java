@@ -62,8 +62,27 @@ public final class PruneColumns implements Rule {
     if (plan instanceof LogicalPlan.Aggregate a) {
       Set<String> child = new LinkedHashSet<>();
       for (NamedExpr g : a.groups()) child.addAll(Exprs.columns(g.expr()));
-      for (AggregateCall c : a.aggregates()) if (c.arg() != null) child.addAll(Exprs.columns(c.arg()));
+      for (AggregateCall c : a.aggregates()) for (dev.quiver.planner.expr.Expr e : c.exprs()) child.addAll(Exprs.columns(e));
       return rebuild(plan, List.of(prune(a.input(), child)));
+    }
+    if (plan instanceof LogicalPlan.Expand e) {
+      // unused columns are dropped from every projection (they are alike); the input keeps what the rest reads
+      List<Integer> keep = new ArrayList<>();
+      List<NamedExpr> first = e.projections().get(0);
+      for (int i = 0; i < first.size(); i++) if (required == null || required.contains(first.get(i).name())) keep.add(i);
+      if (keep.isEmpty()) keep.add(0); // keep the row count visible
+      List<List<NamedExpr>> projections = new ArrayList<>();
+      Set<String> child = new LinkedHashSet<>();
+      for (List<NamedExpr> p : e.projections()) {
+        List<NamedExpr> kept = new ArrayList<>();
+        for (int i : keep) {
+          kept.add(p.get(i));
+          child.addAll(Exprs.columns(p.get(i).expr()));
+        }
+        projections.add(kept);
+      }
+      LogicalPlan input = prune(e.input(), child);
+      return keep.size() == first.size() && input == e.input() ? plan : new LogicalPlan.Expand(input, projections);
     }
     if (plan instanceof LogicalPlan.Window w) {
       // unused calls are dropped (the whole node when none is left); the input keeps what the calls read

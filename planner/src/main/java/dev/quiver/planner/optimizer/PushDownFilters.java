@@ -96,7 +96,9 @@ public final class PushDownFilters implements Rule {
       LogicalPlan input = push(s.input(), movable);
       result = input == s.input() ? s : new LogicalPlan.Sort(input, s.keys(), s.fetch());
       movable = List.of();
-    } else if (plan instanceof LogicalPlan.Aggregate a && !a.groups().isEmpty()) {
+    } else if (plan instanceof LogicalPlan.Aggregate a && !a.groups().isEmpty() && !(a.input() instanceof LogicalPlan.Expand)) {
+      // (not over grouping sets: their group columns are NULL where a set leaves them out, which the input is not,
+      // and the set () outputs its row even for an input that a pushed conjunct would empty)
       Map<String, Expr> defs = new HashMap<>();
       for (NamedExpr g : a.groups()) defs.put(g.name(), g.expr());
       List<Expr> down = new ArrayList<>();

@@ -132,23 +132,44 @@ public sealed interface LogicalPlan {
   }
 
   enum AggFunc {
-    COUNT, SUM, MIN, MAX, AVG, BOOL_AND, BOOL_OR, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP;
+    COUNT, SUM, MIN, MAX, AVG, BOOL_AND, BOOL_OR, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP, STRING_AGG;
 
     public String sqlName() { return name().toLowerCase(java.util.Locale.ROOT); }
   }
 
-  /** An aggregate: {@code arg} is null for {@code count(*)}; {@code distinct} aggregates distinct values. */
-  record AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct) {
+  /**
+   * An aggregate: {@code arg} is null for {@code count(*)}; {@code distinct} aggregates distinct values. string_agg
+   * joins its (VARCHAR) values with {@code separator} (null for other aggregates), in the order of {@code orderBy}
+   * (empty: the input's order).
+   */
+  record AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct, String separator,
+      List<SortKey> orderBy) {
+    public AggregateCall {
+      orderBy = orderBy == null ? List.of() : List.copyOf(orderBy);
+    }
+    public AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct) {
+      this(func, arg, type, name, distinct, null, List.of());
+    }
     public AggregateCall(AggFunc func, Expr arg, ArrowType type, String name) {
       this(func, arg, type, name, false);
+    }
+    /** Every expression the call reads. */
+    public List<Expr> exprs() {
+      List<Expr> all = new ArrayList<>();
+      if (arg != null) all.add(arg);
+      for (SortKey k : orderBy) all.add(k.expr());
+      return all;
     }
     public Field field() {
       boolean nullable = func != AggFunc.COUNT;
       return new Field(name, new FieldType(nullable, type, null), null);
     }
-    public AggregateCall withArg(Expr a) { return new AggregateCall(func, a, type, name, distinct); }
+    public AggregateCall withArg(Expr a) { return new AggregateCall(func, a, type, name, distinct, separator, orderBy); }
     @Override public String toString() {
-      return func.sqlName() + "(" + (distinct ? "DISTINCT " : "") + (arg == null ? "*" : arg.toString()) + ")";
+      return func.sqlName() + "(" + (distinct ? "DISTINCT " : "") + (arg == null ? "*" : arg.toString())
+          + (separator == null ? "" : ", " + dev.quiver.common.Values.toSql(separator, new ArrowType.Utf8()))
+          + (orderBy.isEmpty() ? "" : " ORDER BY " + orderBy.stream().map(Object::toString).collect(Collectors.joining(", ")))
+          + ")";
     }
   }
 
@@ -180,6 +201,44 @@ public sealed interface LogicalPlan {
           + (parts.isEmpty() ? "" : " ");
       return "Aggregate: " + g + String.join(", ", parts);
     }
+  }
+
+  /**
+   * Each input row once per projection (a grouping set of GROUP BY GROUPING SETS / ROLLUP / CUBE): every projection
+   * computes the same columns (names and types of the first); the grouping columns a set leaves out are NULL
+   * literals there, and a constant column numbers the set. An {@link Aggregate} directly above groups by those columns.
+   * Filters above are not pushed below it (its NULLs are not the input's values).
+   */
+  record Expand(LogicalPlan input, List<List<NamedExpr>> projections) implements LogicalPlan {
+    public Expand {
+      projections = projections.stream().map(List::copyOf).toList();
+      if (projections.isEmpty()) throw new IllegalArgumentException("Expand without projections");
+    }
+    public Schema schema() {
+      List<Field> fields = new ArrayList<>();
+      List<NamedExpr> first = projections.get(0);
+      for (int i = 0; i < first.size(); i++) {
+        boolean n = false;
+        for (List<NamedExpr> p : projections) n |= p.get(i).expr().nullable();
+        NamedExpr e = first.get(i);
+        fields.add(new Field(e.name(), new FieldType(n, e.expr().type(), null), null));
+      }
+      return new Schema(fields);
+    }
+    public List<LogicalPlan> children() { return List.of(input); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new Expand(c.get(0), projections); }
+    public <R> R accept(PlanVisitor<R> v) { return v.visitExpand(this); }
+    /** The projections without the columns every one passes through unchanged. */
+    public String describeSets() {
+      List<String> sets = new ArrayList<>();
+      for (List<NamedExpr> p : projections) {
+        List<String> cols = new ArrayList<>();
+        for (NamedExpr n : p) if (!(n.expr() instanceof Expr.ColumnRef c && c.name().equals(n.name()))) cols.add(show(n));
+        sets.add("[" + String.join(", ", cols) + "]");
+      }
+      return String.join(", ", sets);
+    }
+    public String describe() { return "Expand: " + describeSets(); }
   }
 
   /** What a window call computes: a ranking or value function, or an aggregate ({@link WindowCall#agg}). */

@@ -14,4 +14,5 @@ public interface PlanVisitor<R> {
   R visitUnion(LogicalPlan.Union p);
   R visitEnforceSingleRow(LogicalPlan.EnforceSingleRow p);
   R visitWindow(LogicalPlan.Window p);
+  R visitExpand(LogicalPlan.Expand p);
 }

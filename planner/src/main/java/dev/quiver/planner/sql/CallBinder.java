@@ -100,6 +100,7 @@ final class CallBinder {
   Expr function(Function f) {
     String name = f.getName().toLowerCase(Locale.ROOT);
     AggFunc agg = AggregateBinder.aggregateFunction(name);
+    if (name.equals("grouping") || name.equals("grouping_id")) return binder.aggregateCalls.grouping(f, name);
     if (agg == null && WindowBinder.windowFunction(name) != null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "window function " + name + " needs an OVER clause: "
           + SqlPositions.snippet(f) + SqlPositions.suffix(binder.sql, f.getName()));

@@ -78,6 +78,8 @@ public final class ExprBinder {
   final WindowBinder windows = new WindowBinder(this);
   /** Where window calls are collected; null where they are not allowed. */
   List<dev.quiver.planner.plan.LogicalPlan.WindowCall> windowCalls;
+  /** Where grouping() calls are collected (the select list, HAVING and ORDER BY); null where they are not allowed. */
+  List<AggregateBinder.GroupingCall> groupingCalls;
   /** The WINDOW clause's named windows, by lower-case name. */
   java.util.Map<String, net.sf.jsqlparser.expression.WindowDefinition> namedWindows;
   boolean insideWindow;

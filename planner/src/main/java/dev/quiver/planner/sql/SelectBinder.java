@@ -105,6 +105,8 @@ final class SelectBinder {
     List<LogicalPlan.WindowCall> windowCalls = new ArrayList<>();
     binder.windowCalls = windowCalls;
     binder.namedWindows = WindowBinder.named(ps.getWindowDefinitions());
+    List<AggregateBinder.GroupingCall> groupingCalls = new ArrayList<>();
+    binder.groupingCalls = groupingCalls;
     List<Expr> items = new ArrayList<>();
     List<String> visible = new ArrayList<>();
     Map<String, Expr> aliasExprs = new HashMap<>();
@@ -200,42 +202,52 @@ final class SelectBinder {
         throw new QuiverException(ErrorCode.INVALID_QUERY, "QUALIFY must be a BOOLEAN expression: " + SqlPositions.snippet(ps.getQualify()));
       }
     }
-    // GROUP BY
+    // GROUP BY: plain expressions, or grouping sets (GROUPING SETS, ROLLUP, CUBE, crossed with the plain ones)
     List<Expr> groupExprs = new ArrayList<>();
+    List<List<Expr>> groupingSets = null; // null: one set, the plain GROUP BY
     if (ps.getGroupBy() != null) {
-      if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) {
-        throw QuiverException.unsupported("GROUPING SETS", cx.at("GROUPING"));
-      }
       ExpressionList<?> gl = ps.getGroupBy().getGroupByExpressionList();
       // no subqueries in GROUP BY: their joins would come after the aggregation that groups by them
       ExprBinder gb = cx.binder(b.scope, false, List.of());
+      List<List<List<Expression>>> factors = new ArrayList<>(); // each a list of sets; GROUP BY is their cross product
+      boolean sets = false;
+      if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) {
+        sets = true;
+        List<List<Expression>> listed = new ArrayList<>();
+        for (Object o : ps.getGroupBy().getGroupingSets()) listed.addAll(GroupingSets.ofItem(o, cx));
+        factors.add(listed);
+      }
       if (gl != null) {
         for (Object o : gl) {
-          Expression e = (Expression) o;
-          if (e instanceof LongValue l) {
-            int k = OrderAndLimit.position(l);
-            if (k < 1 || k > items.size()) {
-              throw new QuiverException(ErrorCode.INVALID_QUERY, "GROUP BY position " + k + " is not in the select list" + cx.at(e.toString()));
-            }
-            groupExprs.add(items.get(k - 1));
-            continue;
-          }
-          Expr g;
-          try {
-            g = gb.bind(e);
-          } catch (QuiverException notAColumn) {
-            // GROUP BY an output alias
-            int found = -1;
-            if (e instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null) {
-              for (int i = 0; i < ps.getSelectItems().size(); i++) {
-                SelectItem<?> si = ps.getSelectItems().get(i);
-                if (si.getAlias() != null && ExprBinder.unquote(si.getAlias().getName()).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) found = i;
-              }
-            }
-            if (found < 0) throw notAColumn;
-            g = items.get(found);
-          }
-          groupExprs.add(typedNull(ExprBinder.settleParameters(g)));
+          List<List<Expression>> f = GroupingSets.ofElement((Expression) o, cx);
+          sets |= f.size() != 1 || GroupingSets.isRollupOrCube((Expression) o);
+          factors.add(f);
+        }
+      }
+      List<List<Expression>> product = GroupingSets.product(factors, cx);
+      Map<Expression, Expr> bound = new java.util.IdentityHashMap<>();
+      List<List<Expr>> boundSets = new ArrayList<>();
+      for (List<Expression> set : product) {
+        List<Expr> keys = new ArrayList<>();
+        for (Expression e : set) {
+          Expr g = bound.computeIfAbsent(e, x -> groupKey(x, gb, items, ps));
+          keys.add(g);
+          if (!groupExprs.contains(g)) groupExprs.add(g);
+        }
+        boundSets.add(keys);
+      }
+      if (sets) groupingSets = boundSets;
+    }
+    for (AggregateBinder.GroupingCall g : groupingCalls) {
+      if (ps.getGroupBy() == null) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, g.call().getName().toLowerCase(Locale.ROOT)
+            + "() needs GROUP BY: " + SqlPositions.snippet(g.call()) + cx.at(g.call().getName()));
+      }
+      for (int i = 0; i < g.args().size(); i++) {
+        if (!groupExprs.contains(g.args().get(i))) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "argument " + SqlPositions.snippet(g.call().getParameters().get(i))
+              + " of " + g.call().getName().toLowerCase(Locale.ROOT) + "() is not a GROUP BY expression: "
+              + SqlPositions.snippet(g.call()) + cx.at(g.call().getName()));
         }
       }
     }
@@ -266,6 +278,10 @@ final class SelectBinder {
       // a group key that reads a subquery's value (GROUP BY a CASE over IN (subquery)): join the subqueries first
       if (groups.stream().anyMatch(g -> SubqueryDecorrelator.intersects(Exprs.columns(g.expr()), b.subqueryColumns))) {
         b.flush();
+      }
+      if (groupingSets != null || !groupingCalls.isEmpty()) {
+        groups = expand(b, groupingSets != null ? groupingSets : List.of(List.copyOf(groupRefs.keySet())), groups,
+            groupRefs, groupingCalls);
       }
       b.plan = new LogicalPlan.Aggregate(b.plan, groups, aggregates);
       for (Field f : b.plan.schema().getFields()) postAggNames.add(f.getName());
@@ -378,6 +394,82 @@ final class SelectBinder {
       throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
     }
     return new Rel(b.plan, visible);
+  }
+
+  /**
+   * A GROUP BY item bound over the FROM clause: an output position, an expression, or (when it is no column) an
+   * output alias.
+   */
+  private Expr groupKey(Expression e, ExprBinder gb, List<Expr> items, PlainSelect ps) {
+    if (e instanceof LongValue l) {
+      int k = OrderAndLimit.position(l);
+      if (k < 1 || k > items.size()) {
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "GROUP BY position " + k + " is not in the select list" + cx.at(e.toString()));
+      }
+      return items.get(k - 1);
+    }
+    Expr g;
+    try {
+      g = gb.bind(e);
+    } catch (QuiverException notAColumn) {
+      // GROUP BY an output alias
+      int found = -1;
+      if (e instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null) {
+        for (int i = 0; i < ps.getSelectItems().size(); i++) {
+          SelectItem<?> si = ps.getSelectItems().get(i);
+          if (si.getAlias() != null && ExprBinder.unquote(si.getAlias().getName()).equalsIgnoreCase(ExprBinder.unquote(c.getColumnName()))) found = i;
+        }
+      }
+      if (found < 0) throw notAColumn;
+      g = items.get(found);
+    }
+    return typedNull(ExprBinder.settleParameters(g));
+  }
+
+  /**
+   * Grouping sets: an {@link LogicalPlan.Expand} below the aggregation outputs each row once per set, the group
+   * expressions a set leaves out as NULL, plus the set's number (so that a NULL in the data and a NULL of a set
+   * that left the column out stay apart, and a set listed twice gives its groups twice) and each grouping() call's
+   * value for that set. Returns the aggregation's groups: the expanded keys under their names in {@code groups},
+   * the set number and the grouping() columns; {@code groupRefs} then points at the (now nullable) keys.
+   */
+  private List<NamedExpr> expand(Block b, List<List<Expr>> sets, List<NamedExpr> groups, Map<Expr, Expr.ColumnRef> groupRefs,
+      List<AggregateBinder.GroupingCall> groupingCalls) {
+    List<Expr> keys = new ArrayList<>(groupRefs.keySet());
+    List<String> keyNames = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) keyNames.add(cx.names().fresh("__gkey"));
+    String setName = cx.names().fresh("__gset");
+    List<List<NamedExpr>> projections = new ArrayList<>();
+    for (int j = 0; j < sets.size(); j++) {
+      List<Expr> set = sets.get(j);
+      List<NamedExpr> p = new ArrayList<>();
+      for (Field f : b.plan.schema().getFields()) p.add(new NamedExpr(ref(f), f.getName()));
+      for (int i = 0; i < keys.size(); i++) {
+        Expr k = keys.get(i);
+        p.add(new NamedExpr(set.contains(k) ? k : Expr.Literal.nullOf(k.type()), keyNames.get(i)));
+      }
+      p.add(new NamedExpr(new Expr.Literal((long) j, SqlTypes.BIGINT), setName));
+      for (AggregateBinder.GroupingCall g : groupingCalls) {
+        long mask = 0;
+        for (Expr a : g.args()) mask = mask << 1 | (set.contains(a) ? 0 : 1);
+        p.add(new NamedExpr(new Expr.Literal(mask, SqlTypes.BIGINT), g.name()));
+      }
+      projections.add(p);
+    }
+    LogicalPlan.Expand expand = new LogicalPlan.Expand(b.plan, projections);
+    b.plan = expand;
+    Map<String, Field> fields = new HashMap<>();
+    for (Field f : expand.schema().getFields()) fields.put(f.getName(), f);
+    List<NamedExpr> out = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Field f = fields.get(keyNames.get(i));
+      String name = groups.get(i).name();
+      out.add(new NamedExpr(ref(f), name));
+      groupRefs.put(keys.get(i), new Expr.ColumnRef(name, f.getType(), f.isNullable()));
+    }
+    out.add(new NamedExpr(ref(fields.get(setName)), setName));
+    for (AggregateBinder.GroupingCall g : groupingCalls) out.add(new NamedExpr(ref(fields.get(g.name())), g.name()));
+    return out;
   }
 
   private static Expr refOf(NamedExpr n) {

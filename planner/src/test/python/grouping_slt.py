@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Writes planner/src/test/resources/slt/grouping.slt: GROUPING SETS / ROLLUP / CUBE, grouping() and string_agg,
+with every expected row computed by DuckDB (an independent engine) over the same Parquet files SltFilesTest
+writes (run SltFilesTest once first, so that planner/target/slt-tables exists). From planner/:
+    python3 src/test/python/grouping_slt.py src/test/resources/slt/grouping.slt
+The error records at the end are Quiver's own messages (DuckDB words them differently), written here by hand.
+"""
+import datetime, decimal, glob, math, os, sys
+import duckdb
+
+def java_double(x):
+    if math.isnan(x): return "NaN"
+    if math.isinf(x): return "Infinity" if x > 0 else "-Infinity"
+    if x == 0: return "-0.0" if math.copysign(1, x) < 0 else "0.0"
+    a = abs(x)
+    if 1e-3 <= a < 1e7:
+        r = repr(x)
+        return r if ('.' in r and 'e' not in r) else (format(x, 'f') if 'e' in r else r + ".0")
+    raise Exception("format " + repr(x))
+
+def render(v):
+    if v is None: return "null"
+    if isinstance(v, bool): return "true" if v else "false"
+    if isinstance(v, float): return java_double(v)
+    if isinstance(v, decimal.Decimal): return format(v, 'f')
+    if isinstance(v, (datetime.date, datetime.datetime)): return v.isoformat()
+    s = str(v)
+    return "(empty)" if s == "" else s
+
+# d: NULLs in both keys, a NULL value, ties; for NULL-in-the-data vs NULL-because-rolled-up
+D = "WITH d(a, b, v, w) AS (VALUES (NULL, 1, 10, 'p'), (1, NULL, 20, 'q'), (1, 1, 30, NULL), (NULL, NULL, 40, 'r'), (1, 1, NULL, 's'), (2, 1, 5, 'q'), (3, 2, NULL, NULL)) "
+Q = [
+ # --- ROLLUP / CUBE / GROUPING SETS
+ ("ROLLUP of two columns with NULL keys in the data: grouping() keeps data NULLs and rolled-up NULLs apart", "nosort",
+  "SELECT b, s, count(*), sum(i64), grouping(b, s) FROM t GROUP BY ROLLUP(b, s) ORDER BY grouping(b, s), b NULLS FIRST, s NULLS FIRST"),
+ ("CUBE of two columns over data with NULLs in both keys", "rowsort",
+  D + "SELECT a, b, sum(v), count(*), count(v), grouping(a), grouping(b), grouping(a, b) FROM d GROUP BY CUBE(a, b)"),
+ ("GROUPING SETS ((a, b), (a), ())", "rowsort",
+  D + "SELECT a, b, sum(v), grouping(a, b) FROM d GROUP BY GROUPING SETS ((a, b), (a), ())"),
+ ("ROLLUP of three expressions (not columns) over a table", "nosort",
+  "SELECT n_regionkey, n_nationkey % 3 AS m3, n_nationkey % 2 AS m2, count(*), min(n_name), grouping(n_regionkey, n_nationkey % 3, n_nationkey % 2) AS g FROM nation GROUP BY ROLLUP(n_regionkey, n_nationkey % 3, n_nationkey % 2) ORDER BY g, n_regionkey, m3, m2"),
+ ("a plain column crossed with a ROLLUP: GROUP BY b, ROLLUP(i8 > 0, s)", "rowsort",
+  "SELECT b, i8 > 0, s, count(*), grouping(i8 > 0, s) FROM t GROUP BY b, ROLLUP(i8 > 0, s)"),
+ ("CUBE crossed with a column, the column named by an alias", "rowsort",
+  "SELECT r_name AS r, n_regionkey % 2 AS odd, count(*), grouping(r_name) FROM nation JOIN region ON n_regionkey = r_regionkey GROUP BY r, CUBE(n_regionkey % 2)"),
+ ("a set listed twice gives its groups twice", "rowsort",
+  D + "SELECT a, sum(v), count(*) FROM d GROUP BY GROUPING SETS ((a), (a))"),
+ ("the grand total twice, and a set listed twice next to another", "rowsort",
+  D + "SELECT a, b, count(*), grouping(a, b) FROM d GROUP BY GROUPING SETS ((), (b), (), (a), (b))"),
+ ("ROLLUP with a parenthesized unit: ROLLUP((a, b), w)", "rowsort",
+  D + "SELECT a, b, w, sum(v), grouping(a, b, w) FROM d GROUP BY ROLLUP((a, b), w)"),
+ ("GROUPING SETS holding ROLLUP and a plain column", "rowsort",
+  D + "SELECT a, b, count(*), grouping(a), grouping(b) FROM d GROUP BY GROUPING SETS (ROLLUP(a), b)"),
+ ("GROUP BY positions inside ROLLUP", "nosort",
+  "SELECT n_regionkey, count(*) FROM nation GROUP BY ROLLUP(1) ORDER BY 1 NULLS LAST"),
+ ("grouping() with a plain GROUP BY is 0", "nosort",
+  "SELECT b, grouping(b), count(*) FROM t GROUP BY b ORDER BY b NULLS FIRST"),
+ ("GROUP BY (): one group", "nosort",
+  "SELECT count(*), sum(i8) FROM t GROUP BY ()"),
+ # --- empty input
+ ("empty input: the grand total of ROLLUP is one row, like SELECT count(*) over no rows; the other sets give none", "nosort",
+  "SELECT b, s, count(*), sum(i64), grouping(b, s) FROM t WHERE i32 > 2147483647 GROUP BY ROLLUP(b, s)"),
+ ("empty input: a grand total listed twice gives two rows; CUBE gives one", "rowsort",
+  "SELECT b, count(*), max(s), grouping(b) FROM t WHERE i32 > 2147483647 GROUP BY GROUPING SETS ((b), (), ())"),
+ ("empty input, CUBE", "nosort",
+  "SELECT b, s, count(*) FROM t WHERE i32 > 2147483647 GROUP BY CUBE(b, s)"),
+ ("empty input: HAVING on a grouping column applies to the grand total (it is not pushed below the grouping)", "nosort",
+  "SELECT b, count(*) FROM t WHERE i32 > 2147483647 GROUP BY ROLLUP(b) HAVING b IS NOT NULL"),
+ ("empty input: HAVING b IS NULL keeps the grand total", "nosort",
+  "SELECT b, count(*) FROM t WHERE i32 > 2147483647 GROUP BY ROLLUP(b) HAVING b IS NULL"),
+ ("empty input with no grand total: no rows", "nosort",
+  "SELECT b, s, count(*) FROM t WHERE i32 > 2147483647 GROUP BY GROUPING SETS ((b), (s))"),
+ # --- HAVING, ORDER BY, DISTINCT, WHERE
+ ("HAVING on grouping(): only the subtotals", "nosort",
+  "SELECT b, s, count(*) FROM t GROUP BY ROLLUP(b, s) HAVING grouping(s) = 1 ORDER BY b NULLS LAST, grouping(b)"),
+ ("HAVING b IS NULL keeps the rolled-up rows and the group of NULLs in the data", "nosort",
+  "SELECT b, s, count(*), grouping(b), grouping(s) FROM t GROUP BY ROLLUP(b, s) HAVING b IS NULL ORDER BY grouping(b), grouping(s), s NULLS FIRST"),
+ ("HAVING on an aggregate and a grouping column together", "rowsort",
+  D + "SELECT a, b, sum(v) FROM d GROUP BY CUBE(a, b) HAVING sum(v) > 30 AND b IS NOT NULL"),
+ ("ORDER BY grouping() descending with ties broken by count, LIMIT", "nosort",
+  "SELECT s, count(*) AS c, grouping(s) FROM t GROUP BY ROLLUP(s) ORDER BY grouping(s) DESC, c DESC, s NULLS FIRST LIMIT 4"),
+ ("grouping() in an expression: label the subtotal rows", "nosort",
+  "SELECT CASE WHEN grouping(s) = 1 THEN 'all' ELSE coalesce(s, '(null)') END AS label, count(*) FROM t GROUP BY ROLLUP(s) ORDER BY label"),
+ ("DISTINCT aggregates per grouping set", "rowsort",
+  "SELECT b, count(DISTINCT s), count(DISTINCT i8), sum(DISTINCT i32), count(*) FROM t GROUP BY CUBE(b)"),
+ ("WHERE filters before the grouping sets", "rowsort",
+  "SELECT b, s, count(*), sum(dec) FROM t WHERE i8 > 0 GROUP BY ROLLUP(b, s)"),
+ ("an aggregate over a grouping column reads its value, not the NULL of the set", "rowsort",
+  D + "SELECT a, sum(a), count(a), max(b), grouping(a) FROM d GROUP BY ROLLUP(a)"),
+ ("SELECT DISTINCT over grouping sets", "rowsort",
+  D + "SELECT DISTINCT a FROM d GROUP BY GROUPING SETS ((a), (a, b), ())"),
+ ("grouping sets in a derived table, filtered outside", "rowsort",
+  "SELECT * FROM (SELECT b, s, count(*) AS c FROM t GROUP BY ROLLUP(b, s)) x WHERE s IS NULL"),
+ # --- string_agg
+ ("string_agg skips NULLs; a group of only NULLs gives NULL", "nosort",
+  D + "SELECT b, string_agg(w, ',' ORDER BY w), count(w) FROM d GROUP BY b ORDER BY b NULLS FIRST"),
+ ("string_agg with ORDER BY, descending and with a separator of several characters", "nosort",
+  "SELECT n_regionkey, string_agg(n_name, ' / ' ORDER BY n_name DESC), string_agg(n_name, '' ORDER BY n_nationkey) FROM nation GROUP BY n_regionkey ORDER BY n_regionkey"),
+ ("string_agg of a non-string value, ordered by another column with ties and NULLs", "nosort",
+  D + "SELECT string_agg(v, '-' ORDER BY b NULLS FIRST, v DESC) FROM d"),
+ ("string_agg over an empty input is NULL", "nosort",
+  "SELECT string_agg(s, ',') FROM t WHERE i32 > 2147483647"),
+ ("listagg, and string_agg in ROLLUP subtotals", "nosort",
+  "SELECT r_name, listagg(n_name, ',' ORDER BY n_name), grouping(r_name) FROM nation JOIN region ON n_regionkey = r_regionkey WHERE n_nationkey < 10 GROUP BY ROLLUP(r_name) ORDER BY r_name NULLS LAST"),
+ ("string_agg(DISTINCT ...) of one value a group", "nosort",
+  "SELECT i8, string_agg(DISTINCT i8::VARCHAR, ',') FROM t GROUP BY i8 ORDER BY i8 NULLS FIRST"),
+]
+
+ERRORS = """
+# --- errors (Quiver's messages, written by hand)
+
+statement error ^INVALID_QUERY: grouping\\(\\) is only allowed in the select list, HAVING and ORDER BY of a query with GROUP BY: grouping\\(s\\) at 1:25$
+SELECT s FROM t WHERE grouping(s) = 0
+
+statement error ^INVALID_QUERY: grouping\\(\\) needs GROUP BY: grouping\\(s\\) at 1:8$
+SELECT grouping(s), count(*) FROM t
+
+statement error ^INVALID_QUERY: argument i8 of grouping\\(\\) is not a GROUP BY expression: grouping\\(s, i8\\) at 1:11$
+SELECT s, grouping(s, i8), count(*) FROM t GROUP BY ROLLUP(s)
+
+statement error ^INVALID_QUERY: grouping\\(\\) cannot be inside an aggregate function: grouping\\(s\\) at 1:15$
+SELECT s, sum(grouping(s)) FROM t GROUP BY ROLLUP(s)
+
+statement error ^INVALID_QUERY: column i8 must appear in the GROUP BY clause or be used in an aggregate function
+SELECT s, i8 FROM t GROUP BY ROLLUP(s)
+
+statement error ^INVALID_QUERY: GROUP BY has 8192 grouping sets; at most 4096 are allowed
+SELECT count(*) FROM t GROUP BY CUBE(i8, i32, i64, f64, dec, s, d, b), CUBE(i8, i32, i64, f64, dec)
+
+statement error ^UNSUPPORTED: string_agg as a window function
+SELECT string_agg(s, ',') OVER (PARTITION BY b) FROM t
+
+statement error ^UNSUPPORTED: string_agg with a separator that is not a string constant
+SELECT string_agg(s, s) FROM t
+"""
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    planner = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    tables = os.path.join(planner, "target", "slt-tables")
+    con = duckdb.connect()
+    for f in glob.glob(os.path.join(tables, "*.parquet")):
+        name = os.path.basename(f)[:-8]
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{f}')")
+    out = ["# GROUPING SETS, ROLLUP, CUBE, grouping() and string_agg. Expected rows computed by DuckDB over the same",
+           "# tables (planner/src/test/python/grouping_slt.py), not by Quiver. d: NULLs in both keys, a NULL value, ties.", ""]
+    for title, sort, sql in Q:
+        rows = con.execute(sql).fetchall()
+        ncol = len(con.description)
+        out.append("# " + title)
+        out.append("query " + "?" * ncol + " " + sort)
+        out.append(sql)
+        out.append("----")
+        for r in rows: out.append(" | ".join(render(x) for x in r))
+        out.append("")
+    open(sys.argv[1], "w").write("\n".join(out) + ERRORS)
+
+main()
