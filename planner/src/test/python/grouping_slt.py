@@ -109,7 +109,7 @@ Q = [
 ERRORS = """
 # --- errors (Quiver's messages, written by hand)
 
-statement error ^INVALID_QUERY: grouping\\(\\) is only allowed in the select list, HAVING and ORDER BY of a query with GROUP BY: grouping\\(s\\) at 1:25$
+statement error ^INVALID_QUERY: grouping\\(\\) is only allowed in the select list, HAVING and ORDER BY of a query with GROUP BY: grouping\\(s\\) at 1:23$
 SELECT s FROM t WHERE grouping(s) = 0
 
 statement error ^INVALID_QUERY: grouping\\(\\) needs GROUP BY: grouping\\(s\\) at 1:8$
