@@ -102,6 +102,10 @@ Q = [
   "SELECT string_agg(s, ',') FROM t WHERE i32 > 2147483647"),
  ("listagg, and string_agg in ROLLUP subtotals", "nosort",
   "SELECT r_name, listagg(n_name, ',' ORDER BY n_name), grouping(r_name) FROM nation JOIN region ON n_regionkey = r_regionkey WHERE n_nationkey < 10 GROUP BY ROLLUP(r_name) ORDER BY r_name NULLS LAST"),
+ ("string_agg as a window function: a running frame per partition", "nosort",
+  "SELECT n_regionkey, n_nationkey, string_agg(n_name, ',') OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) FROM nation WHERE n_nationkey < 12 ORDER BY n_nationkey"),
+ ("string_agg as a window function over a sliding frame, skipping NULLs (a frame of NULLs only gives NULL)", "nosort",
+  D + "SELECT a, b, v, w, string_agg(w, '' ) OVER (ORDER BY a NULLS FIRST, b NULLS FIRST, v NULLS FIRST ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), string_agg(v, ';') OVER (ORDER BY v DESC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM d ORDER BY a NULLS FIRST, b NULLS FIRST, v NULLS FIRST"),
  ("string_agg(DISTINCT ...) of one value a group", "nosort",
   "SELECT i8, string_agg(DISTINCT i8::VARCHAR, ',') FROM t GROUP BY i8 ORDER BY i8 NULLS FIRST"),
 ]
@@ -127,11 +131,14 @@ SELECT s, i8 FROM t GROUP BY ROLLUP(s)
 statement error ^INVALID_QUERY: GROUP BY has 8192 grouping sets; at most 4096 are allowed
 SELECT count(*) FROM t GROUP BY CUBE(i8, i32, i64, f64, dec, s, d, b), CUBE(i8, i32, i64, f64, dec)
 
-statement error ^UNSUPPORTED: string_agg as a window function
-SELECT string_agg(s, ',') OVER (PARTITION BY b) FROM t
-
-statement error ^UNSUPPORTED: string_agg with a separator that is not a string constant
+statement error ^UNSUPPORTED: string_agg with a separator that is not a string constant is not supported at 1:8$
 SELECT string_agg(s, s) FROM t
+
+statement error ^UNSUPPORTED: string_agg\\(DISTINCT ... ORDER BY ...\\) is not supported at 1:8$
+SELECT string_agg(DISTINCT s, ',' ORDER BY s) FROM t
+
+statement error ^UNSUPPORTED: string_agg with a separator that is not a string constant is not supported at 1:8$
+SELECT string_agg(s, s) OVER (ORDER BY s) FROM t
 """
 
 def main():

@@ -641,7 +641,10 @@ public final class WindowExec extends Operator {
     }
 
     AggregateCall aggregateCall() {
-      return new AggregateCall(wc.agg(), wc.args().isEmpty() ? null : wc.args().get(0), wc.type(), wc.name(), wc.distinct());
+      String separator = wc.agg() == AggFunc.STRING_AGG
+          ? (String) ((dev.quiver.planner.expr.Expr.Literal) wc.args().get(1)).value() : null;
+      return new AggregateCall(wc.agg(), wc.args().isEmpty() ? null : wc.args().get(0), wc.type(), wc.name(), wc.distinct(),
+          separator, List.of());
     }
 
     void aggregate(int ps, int pe) {

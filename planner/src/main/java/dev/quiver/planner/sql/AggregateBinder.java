@@ -105,14 +105,13 @@ final class AggregateBinder {
     String separator = ",";
     if (sep != null) {
       if (!(sep instanceof Expr.Literal l) || !(l.value() instanceof String text)) {
-        throw QuiverException.unsupported(name + " with a separator that is not a string constant: " + SqlPositions.snippet(f)
-            + SqlPositions.suffix(binder.sql, f.getName()));
+        throw QuiverException.unsupported(name + " with a separator that is not a string constant",
+            SqlPositions.suffix(binder.sql, f.getName()));
       }
       separator = text;
     }
     if (f.isDistinct() && !order.isEmpty()) {
-      throw QuiverException.unsupported(name + "(DISTINCT ... ORDER BY ...): " + SqlPositions.snippet(f)
-          + SqlPositions.suffix(binder.sql, f.getName()));
+      throw QuiverException.unsupported(name + "(DISTINCT ... ORDER BY ...)", SqlPositions.suffix(binder.sql, f.getName()));
     }
     if (arg.type() instanceof ArrowType.Binary || !Casts.castable(arg.type(), SqlTypes.VARCHAR)) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " is not defined for "

@@ -137,7 +137,6 @@ final class WindowBinder {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name
           + " is not a window function or an aggregate, so it cannot have OVER" + at(a.getName()));
     }
-    if (agg == AggFunc.STRING_AGG) throw QuiverException.unsupported(name + " as a window function" + at(a.getName()));
     if (agg != null) func = WindowFunc.AGGREGATE;
     if (a.isDistinct() && func != WindowFunc.AGGREGATE) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "DISTINCT is only allowed in an aggregate: " + SqlPositions.snippet(a));
@@ -157,7 +156,7 @@ final class WindowBinder {
       case NTILE, FIRST_VALUE, LAST_VALUE -> new int[] {1, 1};
       case LAG, LEAD -> new int[] {1, 3};
       case NTH_VALUE -> new int[] {2, 2};
-      case AGGREGATE -> star ? new int[] {0, 0} : new int[] {1, 1};
+      case AGGREGATE -> star ? new int[] {0, 0} : agg == AggFunc.STRING_AGG ? new int[] {1, 2} : new int[] {1, 1};
     };
     if (raw.size() < arity[0] || raw.size() > arity[1]) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "window function " + name + " takes "
@@ -221,6 +220,18 @@ final class WindowBinder {
         type = common;
       }
       default -> { // AGGREGATE
+        if (agg == AggFunc.STRING_AGG) {
+          // the value as VARCHAR, then the separator: a string constant (',' when left out)
+          if (args.size() == 2 && !(args.get(1) instanceof Expr.Literal l && l.value() instanceof String)) {
+            throw QuiverException.unsupported(name + " with a separator that is not a string constant", at(a.getName()));
+          }
+          if (args.size() == 1) args.add(new Expr.Literal(",", SqlTypes.VARCHAR));
+          if (args.get(0).type() instanceof ArrowType.Binary || !dev.quiver.planner.kernel.Casts.castable(args.get(0).type(), SqlTypes.VARCHAR)) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " is not defined for "
+                + SqlTypes.sqlName(args.get(0).type()) + ": " + SqlPositions.snippet(a));
+          }
+          args.set(0, Coercion.coerce(args.get(0), SqlTypes.VARCHAR));
+        }
         Expr arg = args.isEmpty() ? null : args.get(0);
         type = AggregateBinder.aggregateType(agg, arg, a);
         if (arg != null && agg != AggFunc.COUNT && SqlTypes.isNull(arg.type())) args.set(0, Coercion.coerce(arg, type));
