@@ -91,6 +91,12 @@ Q = [
   D + "SELECT DISTINCT a FROM d GROUP BY GROUPING SETS ((a), (a, b), ())"),
  ("grouping sets in a derived table, filtered outside", "rowsort",
   "SELECT * FROM (SELECT b, s, count(*) AS c FROM t GROUP BY ROLLUP(b, s)) x WHERE s IS NULL"),
+ ("grouping sets on both sides of UNION ALL, and in a CTE joined to a table", "rowsort",
+  "WITH r AS (SELECT n_regionkey AS k, count(*) AS c FROM nation GROUP BY ROLLUP(n_regionkey)) SELECT r_name, c FROM r LEFT JOIN region ON k = r_regionkey UNION ALL SELECT s, count(*) FROM t GROUP BY CUBE(s)"),
+ ("a scalar subquery in the select list and in HAVING", "rowsort",
+  "SELECT s IS NULL AS missing, (SELECT count(*) FROM region) AS regions, count(*) FROM t GROUP BY ROLLUP(s IS NULL) HAVING count(*) > (SELECT count(*) FROM region)"),
+ ("a window function over the grouped rows, ORDER BY an aggregate that is not selected", "nosort",
+  "SELECT b, count(*), rank() OVER (ORDER BY count(*) DESC) FROM t GROUP BY ROLLUP(b) ORDER BY sum(i8) NULLS FIRST, grouping(b), b"),
  # --- string_agg
  ("string_agg skips NULLs; a group of only NULLs gives NULL", "nosort",
   D + "SELECT b, string_agg(w, ',' ORDER BY w), count(w) FROM d GROUP BY b ORDER BY b NULLS FIRST"),
