@@ -108,6 +108,8 @@ Q = [
   "SELECT string_agg(s, ',') FROM t WHERE i32 > 2147483647"),
  ("listagg, and string_agg in ROLLUP subtotals", "nosort",
   "SELECT r_name, listagg(n_name, ',' ORDER BY n_name), grouping(r_name) FROM nation JOIN region ON n_regionkey = r_regionkey WHERE n_nationkey < 10 GROUP BY ROLLUP(r_name) ORDER BY r_name NULLS LAST"),
+ ("string_agg with FILTER (WHERE ...): the separator and the ORDER BY still apply", "nosort",
+  D + "SELECT b, string_agg(w, '; ' ORDER BY w DESC) FILTER (WHERE v > 5), string_agg(v, '+' ORDER BY v) FILTER (WHERE w <> 'q') FROM d GROUP BY ROLLUP(b) ORDER BY grouping(b), b NULLS FIRST"),
  ("string_agg as a window function: a running frame per partition", "nosort",
   "SELECT n_regionkey, n_nationkey, string_agg(n_name, ',') OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) FROM nation WHERE n_nationkey < 12 ORDER BY n_nationkey"),
  ("string_agg as a window function over a sliding frame, skipping NULLs (a frame of NULLs only gives NULL)", "nosort",

@@ -121,7 +121,10 @@ public final class ExprBinder {
         new net.sf.jsqlparser.expression.WhenClause(a.getFilterExpression(), value));
     Function f = new Function();
     f.setName(a.getName());
-    f.setParameters(new net.sf.jsqlparser.expression.operators.relational.ExpressionList<>(when));
+    // string_agg's separator and ORDER BY come along
+    f.setParameters(a.getOffset() == null ? new net.sf.jsqlparser.expression.operators.relational.ExpressionList<>(when)
+        : new net.sf.jsqlparser.expression.operators.relational.ExpressionList<>(when, a.getOffset()));
+    if (a.getFuncOrderBy() != null) f.setOrderByElements(a.getFuncOrderBy());
     f.setDistinct(a.isDistinct());
     return f;
   }
