@@ -41,8 +41,19 @@ final class FinalAggregateExec extends Operator {
   private int groupCount;
   private int emitted;
 
+  /** The groups output when no state came (see {@link AggregateExec}), and the aggregates' values over no rows. */
+  private final List<List<Object>> emptyInputGroups;
+  private Object[] emptyValues;
+
   FinalAggregateExec(Operator input, Schema schema, int keyCount, List<AggregateCall> calls, String description,
       BufferAllocator allocator, int batchRows) {
+    this(input, schema, keyCount, calls, description, allocator, batchRows, List.of());
+  }
+
+  /** As above; with no state at all, the output is one group per entry of {@code emptyInputGroups} (its keys). */
+  FinalAggregateExec(Operator input, Schema schema, int keyCount, List<AggregateCall> calls, String description,
+      BufferAllocator allocator, int batchRows, List<List<Object>> emptyInputGroups) {
+    this.emptyInputGroups = emptyInputGroups;
     this.input = input;
     this.schema = schema;
     this.nk = keyCount;
@@ -147,6 +158,11 @@ final class FinalAggregateExec extends Operator {
       }
     }
     consumed = true;
+    if (table != null && groupCount == 0 && !emptyInputGroups.isEmpty()) {
+      emptyValues = new Object[na];
+      for (int a = 0; a < na; a++) emptyValues[a] = Accumulator.factory(calls.get(a)).create(memory).result();
+      groupCount = emptyInputGroups.size();
+    }
   }
 
   @Override
@@ -155,7 +171,8 @@ final class FinalAggregateExec extends Operator {
     if (emitted >= groupCount) return null;
     int count = Math.min(batchRows, groupCount - emitted);
     VectorSchemaRoot batch = AggregateExec.groupBatch(schema, allocator, emitted, count,
-        (c, g) -> c < nk ? table.key(c, g) : merged[c - nk] != null ? merged[c - nk].result(g) : counts[c - nk][g]);
+        (c, g) -> emptyValues != null ? (c < nk ? emptyInputGroups.get(g).get(c) : emptyValues[c - nk])
+            : c < nk ? table.key(c, g) : merged[c - nk] != null ? merged[c - nk].result(g) : counts[c - nk][g]);
     emitted += count;
     return batch;
   }

@@ -70,7 +70,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitFilter(LogicalPlan.Filter p) {
-    if (parallelPipelines && overScan(p)) return fused(p, null);
+    if (parallelPipelines && overScan(p)) return fused(p, null, null);
     return new FilterExec(plan(p.input()), p.condition(), allocator, ctx);
   }
 
@@ -85,7 +85,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
    * partial phase of {@code aggregate} (null: none) over {@code top}, whose final phase then runs here. The
    * operators stay in the tree (EXPLAIN shows them, marked, with the rows they produced in the tasks).
    */
-  private Operator fused(LogicalPlan top, LogicalPlan.Aggregate aggregate) {
+  private Operator fused(LogicalPlan top, LogicalPlan.Aggregate aggregate, LogicalPlan.Expand expand) {
     java.util.List<LogicalPlan> chain = new java.util.ArrayList<>();
     LogicalPlan q = top;
     while (!(q instanceof LogicalPlan.TableScan)) {
@@ -109,9 +109,18 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
         descriptions.add(projectDescription(p));
       }
     }
+    java.util.List<java.util.List<dev.quiver.planner.kernel.PhysicalExpr>> projections = null;
+    if (expand != null) {
+      projections = new java.util.ArrayList<>();
+      for (java.util.List<LogicalPlan.NamedExpr> set : expand.projections()) {
+        java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
+        for (LogicalPlan.NamedExpr n : set) exprs.add(ExprCompiler.compile(n.expr(), top.schema(), ctx));
+        projections.add(exprs);
+      }
+    }
     PartialAggregate.Spec partial = null;
     if (aggregate != null) {
-      org.apache.arrow.vector.types.pojo.Schema in = top.schema();
+      org.apache.arrow.vector.types.pojo.Schema in = expand != null ? expand.schema() : top.schema();
       java.util.List<dev.quiver.planner.kernel.PhysicalExpr> keys = new java.util.ArrayList<>();
       java.util.List<org.apache.arrow.vector.types.pojo.ArrowType> keyTypes = new java.util.ArrayList<>();
       for (int g = 0; g < aggregate.groups().size(); g++) {
@@ -125,7 +134,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       partial = new PartialAggregate.Spec(keys, args, aggregate.aggregates(), keyTypes,
           PartialAggregate.stateSchema(aggregate));
     }
-    ScanPipeline pipeline = new ScanPipeline(stages, partial, allocator, cancellation);
+    ScanPipeline pipeline = new ScanPipeline(stages, projections, expand == null ? null : expand.schema(), partial,
+        allocator, cancellation);
     Operator op = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
         pipeline);
     op.cancellation = cancellation;
@@ -134,11 +144,15 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       op.cancellation = cancellation;
     }
     if (aggregate == null) return op;
+    if (expand != null) {
+      op = new FusedExec(op, expand.schema(), "ExpandExec: " + expand.describeSets(), pipeline.expandRows);
+      op.cancellation = cancellation;
+    }
     op = new FusedExec(op, partial.stateSchema(), "AggregateExec: mode=partial " + aggregateDescription(aggregate),
         pipeline.partialRows);
     op.cancellation = cancellation;
     return new FinalAggregateExec(op, aggregate.schema(), aggregate.groups().size(), aggregate.aggregates(),
-        "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows);
+        "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows, emptyInputGroups(aggregate));
   }
 
   private static String projectDescription(LogicalPlan.Project p) {
@@ -148,7 +162,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitProject(LogicalPlan.Project p) {
-    if (parallelPipelines && overScan(p)) return fused(p, null);
+    if (parallelPipelines && overScan(p)) return fused(p, null, null);
     Operator input = plan(p.input());
     java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
     try {
@@ -162,7 +176,10 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitAggregate(LogicalPlan.Aggregate p) {
-    if (parallelPipelines && overScan(p.input()) && PartialAggregate.splittable(p)) return fused(p.input(), p);
+    if (parallelPipelines && overScan(p.input()) && PartialAggregate.splittable(p)) return fused(p.input(), p, null);
+    if (parallelPipelines && p.input() instanceof LogicalPlan.Expand e && overScan(e.input()) && PartialAggregate.splittable(p)) {
+      return fused(e.input(), p, e); // grouping sets: the expansion and the partial aggregation in the scan's tasks
+    }
     Operator input = plan(p.input());
     try {
       return aggregate(input, p, allocator, ctx, batchRows);

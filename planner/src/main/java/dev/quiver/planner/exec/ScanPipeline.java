@@ -43,6 +43,11 @@ final class ScanPipeline implements BatchPipeline.Factory {
   }
 
   private final List<Stage> stages;
+  /** Grouping sets: each batch out of the stages once per projection (null: none), before the partial aggregation. */
+  private final List<List<PhysicalExpr>> expand;
+  private final Schema expandSchema;
+  /** Rows out of the expansion. */
+  final LongAdder expandRows = new LongAdder();
   private final PartialAggregate.Spec partial;
   private final BufferAllocator allocator;
   private final Cancellation cancellation;
@@ -55,6 +60,18 @@ final class ScanPipeline implements BatchPipeline.Factory {
 
   /** {@code stages} in the order they run; {@code partial} (null: none) aggregates what the last one emits. */
   ScanPipeline(List<Stage> stages, PartialAggregate.Spec partial, BufferAllocator allocator, Cancellation cancellation) {
+    this(stages, null, null, partial, allocator, cancellation);
+  }
+
+  /**
+   * As above, with the batches out of the last stage expanded (each computed once per projection of {@code expand},
+   * as {@link ExpandExec} does, to {@code expandSchema}) before the partial aggregation, which {@code expand} needs.
+   */
+  ScanPipeline(List<Stage> stages, List<List<PhysicalExpr>> expand, Schema expandSchema, PartialAggregate.Spec partial,
+      BufferAllocator allocator, Cancellation cancellation) {
+    if (expand != null && partial == null) throw new IllegalArgumentException("an expansion needs a partial aggregation");
+    this.expand = expand == null ? null : expand.stream().map(List::copyOf).toList();
+    this.expandSchema = expandSchema;
     this.stages = List.copyOf(stages);
     this.partial = partial;
     this.allocator = allocator;
@@ -67,6 +84,7 @@ final class ScanPipeline implements BatchPipeline.Factory {
   String describe() {
     StringBuilder b = new StringBuilder("[");
     for (Stage s : stages) b.append(b.length() > 1 ? ", " : "").append(s.name());
+    if (expand != null) b.append(b.length() > 1 ? ", " : "").append("expand");
     if (partial != null) b.append(b.length() > 1 ? ", " : "").append("partial_aggregate");
     return b.append(']').toString();
   }
@@ -100,7 +118,16 @@ final class ScanPipeline implements BatchPipeline.Factory {
         return;
       }
       try (VectorSchemaRoot last = b) {
-        aggregate.add(last);
+        if (expand == null) {
+          aggregate.add(last);
+        } else {
+          for (List<PhysicalExpr> projection : expand) {
+            try (VectorSchemaRoot e = ProjectExec.compute(last, projection, expandSchema, allocator)) {
+              expandRows.add(e.getRowCount());
+              aggregate.add(e);
+            }
+          }
+        }
       }
     }
 
