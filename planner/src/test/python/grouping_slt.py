@@ -2,7 +2,8 @@
 """Writes planner/src/test/resources/slt/grouping.slt: GROUPING SETS / ROLLUP / CUBE, grouping() and string_agg,
 with every expected row computed by DuckDB (an independent engine) over the same Parquet files SltFilesTest
 writes (run SltFilesTest once first, so that planner/target/slt-tables exists). From planner/:
-    python3 src/test/python/grouping_slt.py src/test/resources/slt/grouping.slt
+    python3 src/test/python/grouping_slt.py src/test/resources/slt/grouping.slt ../it-tests/src/test/resources/slt/grouping.slt
+(the second file: a few end-to-end records over the sample data, ~/.cache/quiver/sample-v2.)
 The error records at the end are Quiver's own messages (DuckDB words them differently), written here by hand.
 """
 import datetime, decimal, glob, math, os, sys
@@ -153,6 +154,29 @@ statement error ^UNSUPPORTED: string_agg with a separator that is not a string c
 SELECT string_agg(s, s) OVER (ORDER BY s) FROM t
 """
 
+# end to end, through the Flight SQL JDBC driver against the sample data (it-tests/src/test/resources/slt/grouping.slt)
+IT = [
+ ("ROLLUP over lineitem: the two-phase aggregation in the scan's tasks, grouping() telling the levels apart", "",
+  "SELECT l_returnflag, l_linestatus, count(*), sum(l_quantity), grouping(l_returnflag, l_linestatus) FROM lineitem GROUP BY ROLLUP(l_returnflag, l_linestatus) ORDER BY 5, 1, 2"),
+ ("CUBE over a join with string_agg and a DISTINCT aggregate", "",
+  "SELECT r_name, n_nationkey % 2 AS odd, count(DISTINCT n_name), string_agg(n_name, ',' ORDER BY n_name) FROM nation JOIN region ON n_regionkey = r_regionkey WHERE r_regionkey < 2 GROUP BY CUBE(r_name, n_nationkey % 2) ORDER BY grouping(r_name, n_nationkey % 2), r_name, odd"),
+ ("the grand total of an empty input", "",
+  "SELECT l_returnflag, count(*), sum(l_quantity), string_agg(l_comment, ',') FROM lineitem WHERE l_quantity < 0 GROUP BY GROUPING SETS ((l_returnflag), ())"),
+]
+
+def write(con, queries, path, header):
+    out = header + [""]
+    for title, sort, sql in queries:
+        rows = con.execute(sql).fetchall()
+        ncol = len(con.description)
+        out.append("# " + title)
+        out.append("query " + "?" * ncol + (" " + sort if sort else ""))
+        out.append(sql)
+        out.append("----")
+        for r in rows: out.append(" | ".join(render(x) for x in r))
+        out.append("")
+    open(path, "w").write("\n".join(out))
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     planner = os.path.dirname(os.path.dirname(os.path.dirname(here)))
@@ -170,8 +194,17 @@ def main():
         out.append("query " + "?" * ncol + " " + sort)
         out.append(sql)
         out.append("----")
-        for r in rows: out.append(" | ".join(render(x) for x in r))
+        lines = [" | ".join(render(x) for x in r) for r in rows]
+        if sort == "rowsort": lines.sort()  # a stable file: DuckDB's order of unordered rows varies
+        out.extend(lines)
         out.append("")
     open(sys.argv[1], "w").write("\n".join(out) + ERRORS)
+    if len(sys.argv) > 2:  # the it-tests' file, over the sample data
+        sample = os.path.expanduser("~/.cache/quiver/sample-v2")
+        con = duckdb.connect()
+        for f in glob.glob(os.path.join(sample, "*.parquet")):
+            con.execute(f"CREATE VIEW {os.path.basename(f)[:-8]} AS SELECT * FROM read_parquet('{f}')")
+        write(con, IT, sys.argv[2], ["# Grouping sets and string_agg end to end. Expected rows computed by DuckDB over the sample data",
+                                     "# (planner/src/test/python/grouping_slt.py), not by Quiver."])
 
 main()

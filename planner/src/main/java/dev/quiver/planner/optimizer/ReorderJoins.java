@@ -286,6 +286,7 @@ public final class ReorderJoins implements Rule {
       return filteredScan ? estimate(f.input()) : estimate(f.input()) * FILTER_SELECTIVITY;
     }
     if (p instanceof LogicalPlan.Aggregate a) return a.groups().isEmpty() ? 1 : estimate(a.input()) * 0.5;
+    if (p instanceof LogicalPlan.Expand e) return estimate(e.input()) * e.projections().size();
     if (p instanceof LogicalPlan.Limit l) return Math.min(l.limit(), estimate(l.input()));
     if (p instanceof LogicalPlan.Sort s && s.fetch() >= 0) return Math.min(s.fetch(), estimate(s.input()));
     if (p instanceof LogicalPlan.EnforceSingleRow || p instanceof LogicalPlan.OneRow) return 1;
