@@ -16,7 +16,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * Moves each conjunct of a filter as far down as it stays correct, so that it reaches the scan that can
  * prune with it: through projections (substituting the projected expressions), sorts, aggregations (for
- * conjuncts over group columns), window functions (for conjuncts over columns every call partitions by), unions
+ * conjuncts over group columns; over grouping sets, over the group columns every set keeps), window functions (for conjuncts over columns every call partitions by), unions
  * (into every input) and joins — for an inner join into the side
  * whose columns it reads, or into the join condition when it reads both. A join's own condition gives
  * its one-sided conjuncts to the side they filter when the join type allows (an inner or semi join for
@@ -96,9 +96,34 @@ public final class PushDownFilters implements Rule {
       LogicalPlan input = push(s.input(), movable);
       result = input == s.input() ? s : new LogicalPlan.Sort(input, s.keys(), s.fetch());
       movable = List.of();
-    } else if (plan instanceof LogicalPlan.Aggregate a && !a.groups().isEmpty() && !(a.input() instanceof LogicalPlan.Expand)) {
-      // (not over grouping sets: their group columns are NULL where a set leaves them out, which the input is not,
-      // and the set () outputs its row even for an input that a pushed conjunct would empty)
+    } else if (plan instanceof LogicalPlan.Aggregate a && a.input() instanceof LogicalPlan.Expand e) {
+      // grouping sets: only conjuncts over group columns that every set keeps (the same input expression in every
+      // projection, never a NULL of the expansion) go below it, to the expansion's input; then no set is (), and
+      // every group of every set holds exactly the rows with its key, so dropping rows by key drops whole groups
+      Map<String, Expr> defs = new HashMap<>();
+      for (NamedExpr g : a.groups()) {
+        if (!(g.expr() instanceof Expr.ColumnRef c)) continue;
+        Expr common = null;
+        for (List<NamedExpr> projection : e.projections()) {
+          Expr d = null;
+          for (NamedExpr n : projection) if (n.name().equals(c.name())) d = n.expr();
+          if (d == null || d instanceof Expr.Literal || (common != null && !common.equals(d)) || volatileCall(d)) {
+            common = null;
+            break;
+          }
+          common = d;
+        }
+        if (common != null) defs.put(g.name(), common);
+      }
+      List<Expr> down = new ArrayList<>();
+      for (Expr c : movable) {
+        if (!Exprs.columns(c).isEmpty() && defs.keySet().containsAll(Exprs.columns(c))) down.add(substitute(c, defs));
+        else stay.add(c);
+      }
+      LogicalPlan input = push(e.input(), down);
+      result = input == e.input() ? a
+          : new LogicalPlan.Aggregate(new LogicalPlan.Expand(input, e.projections()), a.groups(), a.aggregates());
+    } else if (plan instanceof LogicalPlan.Aggregate a && !a.groups().isEmpty()) {
       Map<String, Expr> defs = new HashMap<>();
       for (NamedExpr g : a.groups()) defs.put(g.name(), g.expr());
       List<Expr> down = new ArrayList<>();
