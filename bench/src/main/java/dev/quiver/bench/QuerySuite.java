@@ -59,26 +59,10 @@ final class QuerySuite {
         String name = query.name();
         String sql = query.sql();
         long[] counts = new long[2];
-        Timing.Measured qt;
-        Timing.Measured dt;
-        try {
-          qt = Timing.measure(() -> counts[0] = rows(quiver, sql), runs, maxWarmUp);
-        } catch (SQLException e) {
-          String line = "| " + name + " | Quiver fails: " + firstLine(e) + " | | | | | | | | | |";
-          System.out.println(line);
-          md.append(line).append('\n');
-          failures.append(name).append(' ');
-          continue;
-        }
-        try {
-          dt = Timing.measure(() -> counts[1] = rows(duck, sql), runs, maxWarmUp);
-        } catch (SQLException e) {
-          String line = "| " + name + " | DuckDB fails: " + firstLine(e) + " | | | | | | | | | |";
-          System.out.println(line);
-          md.append(line).append('\n');
-          failures.append(name).append(' ');
-          continue;
-        }
+        Timing.Measured qt = measureOrReport(md, failures, name, "Quiver", () -> counts[0] = rows(quiver, sql), runs, maxWarmUp);
+        if (qt == null) continue;
+        Timing.Measured dt = measureOrReport(md, failures, name, "DuckDB", () -> counts[1] = rows(duck, sql), runs, maxWarmUp);
+        if (dt == null) continue;
         long rows = counts[0];
         long duckRows = counts[1];
         double qm = qt.median();
@@ -107,6 +91,42 @@ final class QuerySuite {
     Files.createDirectories(out.getParent());
     Files.writeString(out, md.toString());
     System.out.println("wrote " + out);
+  }
+
+  /** The query's timing, or null after writing a row that says how {@code engine} failed on it. */
+  private static Timing.Measured measureOrReport(StringBuilder md, StringBuilder failures, String name, String engine,
+      Timing.Run run, int runs, int maxWarmUp) throws Exception {
+    try {
+      return Timing.measure(run, runs, maxWarmUp);
+    } catch (SQLException e) {
+      String line = "| " + name + " | " + engine + " fails: " + firstLine(e) + " | | | | | | | | | |";
+      System.out.println(line);
+      md.append(line).append('\n');
+      failures.append(name).append(' ');
+      return null;
+    }
+  }
+
+  /** The options {@code tpch} and {@code tpcds} share; {@code sf} 0 when not given. */
+  record Options(Path data, double sf, int runs, int maxWarmUp, Path out) {
+    static Options parse(String[] args, double defaultSf) {
+      Path data = null;
+      double sf = defaultSf;
+      int runs = 5;
+      int maxWarmUp = Timing.MAX_WARM_UP;
+      Path out = Path.of("bench/results");
+      for (int i = 0; i < args.length; i++) {
+        switch (args[i]) {
+          case "--data" -> data = Path.of(args[++i]);
+          case "--sf" -> sf = Double.parseDouble(args[++i]);
+          case "--runs" -> runs = Integer.parseInt(args[++i]);
+          case "--max-warm-up" -> maxWarmUp = Integer.parseInt(args[++i]);
+          case "--out" -> out = Path.of(args[++i]);
+          default -> throw new IllegalArgumentException("unknown option " + args[i]);
+        }
+      }
+      return new Options(data, sf, runs, maxWarmUp, out);
+    }
   }
 
   static long rows(Connection c, String sql) throws Exception {

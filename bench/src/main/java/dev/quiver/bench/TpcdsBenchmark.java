@@ -16,21 +16,9 @@ public final class TpcdsBenchmark {
   private TpcdsBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Path data = null;
-    double sf = 1;
-    int runs = 5;
-    int maxWarmUp = Timing.MAX_WARM_UP;
-    Path out = Path.of("bench/results");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--data" -> data = Path.of(args[++i]);
-        case "--sf" -> sf = Double.parseDouble(args[++i]);
-        case "--runs" -> runs = Integer.parseInt(args[++i]);
-        case "--max-warm-up" -> maxWarmUp = Integer.parseInt(args[++i]);
-        case "--out" -> out = Path.of(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]);
-      }
-    }
+    QuerySuite.Options o = QuerySuite.Options.parse(args, 1);
+    Path data = o.data();
+    double sf = o.sf();
     if (data == null) {
       System.out.println("TPC-DS SF " + sf + " (generated on first use into the cache) ...");
       long t0 = System.nanoTime();
@@ -41,6 +29,6 @@ public final class TpcdsBenchmark {
     List<QuerySuite.Query> queries = TpcdsQueries.names().stream()
         .map(n -> new QuerySuite.Query(n, TpcdsQueries.sql(n))).toList();
     QuerySuite.run(new QuerySuite.Spec("TPC-DS on Quiver and DuckDB", "24 tables from io.trino.tpcds "
-        + TpcdsTables.GENERATOR_VERSION, data, tables, queries), runs, maxWarmUp, out.resolve("tpcds.md"));
+        + TpcdsTables.GENERATOR_VERSION, data, tables, queries), o.runs(), o.maxWarmUp(), o.out().resolve("tpcds.md"));
   }
 }

@@ -21,21 +21,9 @@ public final class TpchBenchmark {
   private TpchBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Path data = null;
-    double sf = 0;
-    int runs = 5;
-    int maxWarmUp = Timing.MAX_WARM_UP;
-    Path out = Path.of("bench/results");
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--data" -> data = Path.of(args[++i]);
-        case "--sf" -> sf = Double.parseDouble(args[++i]);
-        case "--runs" -> runs = Integer.parseInt(args[++i]);
-        case "--out" -> out = Path.of(args[++i]);
-        case "--max-warm-up" -> maxWarmUp = Integer.parseInt(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]);
-      }
-    }
+    QuerySuite.Options o = QuerySuite.Options.parse(args, 0);
+    Path data = o.data();
+    double sf = o.sf();
     if (data == null) data = sf > 0 ? generate(sf) : SampleData.ensure();
     List<QuerySuite.Query> queries = new ArrayList<>();
     for (int q = 1; q <= 22; q++) {
@@ -44,8 +32,8 @@ public final class TpchBenchmark {
         queries.add(new QuerySuite.Query(name, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
       }
     }
-    QuerySuite.run(new QuerySuite.Spec("TPC-H on Quiver and DuckDB", "eight tables", data, TABLES, queries), runs,
-        maxWarmUp, out.resolve("tpch.md"));
+    QuerySuite.run(new QuerySuite.Spec("TPC-H on Quiver and DuckDB", "eight tables", data, TABLES, queries), o.runs(),
+        o.maxWarmUp(), o.out().resolve("tpch.md"));
   }
 
   /**

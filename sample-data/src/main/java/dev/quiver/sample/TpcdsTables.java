@@ -8,10 +8,8 @@ import io.trino.tpcds.column.ColumnType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Locale;
@@ -57,12 +55,7 @@ public final class TpcdsTables {
       Path tmp = Files.createTempDirectory(dir.getParent(), dir.getFileName() + ".tmp");
       for (Table t : tables()) write(t, tmp.resolve(t.getName() + ".parquet"), scaleFactor);
       Files.writeString(tmp.resolve(COMPLETE), GENERATOR_VERSION + " sf " + scaleFactor + "\n");
-      SampleData.deleteRecursively(dir);
-      try {
-        Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, dir);
-      }
+      SampleData.replace(dir, tmp);
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot generate TPC-DS data into " + dir, e);
