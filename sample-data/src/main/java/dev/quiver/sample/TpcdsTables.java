@@ -11,6 +11,11 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -53,12 +58,37 @@ public final class TpcdsTables {
     try {
       Files.createDirectories(dir.getParent());
       Path tmp = Files.createTempDirectory(dir.getParent(), dir.getFileName() + ".tmp");
-      for (Table t : tables()) write(t, tmp.resolve(t.getName() + ".parquet"), scaleFactor);
+      writeAll(tmp, scaleFactor);
       Files.writeString(tmp.resolve(COMPLETE), GENERATOR_VERSION + " sf " + scaleFactor + "\n");
       SampleData.replace(dir, tmp);
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot generate TPC-DS data into " + dir, e);
+    }
+  }
+
+  /** Every table into {@code dir}, on up to two threads (the tables are independent; each is deterministic). */
+  private static void writeAll(Path dir, double scaleFactor) throws IOException {
+    int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "tpcds-generator");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      List<Future<Long>> written = new ArrayList<>();
+      for (Table t : tables()) {
+        written.add(pool.submit(() -> write(t, dir.resolve(t.getName() + ".parquet"), scaleFactor)));
+      }
+      for (Future<Long> f : written) f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while generating TPC-DS data", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) throw io;
+      throw new IOException("cannot generate TPC-DS data: " + e.getCause(), e.getCause());
+    } finally {
+      pool.shutdownNow();
     }
   }
 
