@@ -2,7 +2,7 @@ package dev.quiver.bench;
 
 import java.util.Arrays;
 
-/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|scaling|profile|jmh [options]}. */
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|tpcds|scaling|profile|jmh [options]}. */
 public final class Bench {
   private Bench() {}
 
@@ -14,6 +14,7 @@ public final class Bench {
       case "planning" -> PlanningBenchmark.main(rest);
       case "pruning" -> PruningBenchmark.main(rest);
       case "tpch" -> TpchBenchmark.main(rest);
+      case "tpcds" -> TpcdsBenchmark.main(rest);
       case "load" -> LoadBenchmark.main(rest);
       case "floor" -> FloorBenchmark.main(rest);
       case "scaling" -> ScalingBenchmark.main(rest);
@@ -24,7 +25,8 @@ public final class Bench {
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar pruning [--sf 1] [--runs 5] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar load [--clients 4,16,64] [--queries-per-client 25] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar floor --servers label=host:port[,…] [--rounds 200] [--out DIR]");
-        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR | --sf 1] [--runs 5] [--out bench/results]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR | --sf 1] [--runs 5] [--max-warm-up 15] [--out bench/results]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpcds [--data DIR | --sf 1] [--runs 5] [--max-warm-up 15] [--out bench/results]");
         System.err.println("       java -Xmx12g -jar bench/target/quiver-bench.jar scaling [--sfs 1,10] [--layouts natural] [--runs 3] [--server-memory 4g] [--out bench/results]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar profile [--sf 1] [--layout shuffled] [--runs 20] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar jmh [--out bench/results] [JMH options, -h for them]");

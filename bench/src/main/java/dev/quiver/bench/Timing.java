@@ -39,10 +39,15 @@ final class Timing {
   private Timing() {}
 
   static Measured measure(Run query, int runs) throws Exception {
+    return measure(query, runs, MAX_WARM_UP);
+  }
+
+  /** As {@link #measure(Run, int)} with at most {@code maxWarmUp} warm-up runs (0: none, for a quick check). */
+  static Measured measure(Run query, int runs, int maxWarmUp) throws Exception {
     double first = once(query);
     int warm = 0;
     double previous = Double.MAX_VALUE;
-    while (warm < MAX_WARM_UP) {
+    while (warm < maxWarmUp) {
       double[] group = new double[GROUP];
       for (int i = 0; i < GROUP; i++) group[i] = once(query);
       warm += GROUP;

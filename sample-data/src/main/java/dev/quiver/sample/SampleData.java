@@ -58,15 +58,20 @@ public final class SampleData {
       }
       Events.write(tmp.resolve("events.parquet"), EVENTS_ROWS, EVENTS_SEED, EVENTS_ROW_GROUP_ROWS);
       Files.writeString(tmp.resolve(COMPLETE), VERSION + "\n");
-      deleteRecursively(dir);
-      try {
-        Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, dir);
-      }
+      replace(dir, tmp);
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot generate sample data into " + dir, e);
+    }
+  }
+
+  /** Puts the complete directory {@code tmp} in the place of {@code dir} (atomically where the file system can). */
+  static void replace(Path dir, Path tmp) throws IOException {
+    deleteRecursively(dir);
+    try {
+      Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(tmp, dir);
     }
   }
 

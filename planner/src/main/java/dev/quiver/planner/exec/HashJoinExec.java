@@ -39,6 +39,8 @@ public final class HashJoinExec extends Operator {
   private final BufferAllocator allocator;
   private final List<PhysicalExpr> leftKeys;
   private final List<PhysicalExpr> rightKeys;
+  /** Per key pair: NULL matches NULL ({@code IS NOT DISTINCT FROM}) instead of matching nothing. */
+  private final boolean[] nullSafe;
   /** One key pair of the LONG family: the build side is indexed in a primitive hash table. */
   private final boolean longKey;
   private final PhysicalExpr residual;
@@ -89,6 +91,17 @@ public final class HashJoinExec extends Operator {
   HashJoinExec(Operator left, Operator right, JoinType type, Schema schema, List<PhysicalExpr> leftKeys,
       List<PhysicalExpr> rightKeys, boolean longKey, PhysicalExpr residual, String description,
       BufferAllocator allocator, int batchRows) {
+    this(left, right, type, schema, leftKeys, rightKeys, new boolean[leftKeys.size()], longKey, residual, description,
+        allocator, batchRows);
+  }
+
+  /**
+   * As above; {@code nullSafe[i]}: the pair {@code i} is {@code IS NOT DISTINCT FROM} (NULL matches NULL, a NULL
+   * key is never unknown). A null-safe pair cannot be the {@code longKey}.
+   */
+  HashJoinExec(Operator left, Operator right, JoinType type, Schema schema, List<PhysicalExpr> leftKeys,
+      List<PhysicalExpr> rightKeys, boolean[] nullSafe, boolean longKey, PhysicalExpr residual, String description,
+      BufferAllocator allocator, int batchRows) {
     this.left = left;
     this.batchRows = Math.max(1, batchRows);
     this.chunk = Math.min(CHUNK, this.batchRows);
@@ -102,6 +115,9 @@ public final class HashJoinExec extends Operator {
     if (leftKeys.size() != rightKeys.size()) throw new IllegalArgumentException("join keys come in pairs");
     this.leftKeys = List.copyOf(leftKeys);
     this.rightKeys = List.copyOf(rightKeys);
+    if (nullSafe.length != leftKeys.size()) throw new IllegalArgumentException("one null-safe flag a key pair");
+    this.nullSafe = nullSafe.clone();
+    if (longKey && this.nullSafe[0]) throw new IllegalArgumentException("a null-safe key is no long key");
     this.longKey = longKey;
     this.leftFields = left.schema().getFields();
     this.rightFields = right.schema().getFields();
@@ -156,7 +172,7 @@ public final class HashJoinExec extends Operator {
       try {
         for (PhysicalExpr e : rightKeys) kv.add(e.eval(batch, allocator));
         for (int i = 0; i < n; i++) {
-          if (Keys.anyNull(kv, i)) {
+          if (Keys.anyNull(kv, nullSafe, i)) {
             nullKeys.add(Rows.ref(b, i));
             continue;
           }
@@ -272,7 +288,7 @@ public final class HashJoinExec extends Operator {
       long[] extra = null;
       if (leftKeys.isEmpty()) {
         refs = allBuild;
-      } else if (Keys.anyNull(probeKeys, i)) {
+      } else if (Keys.anyNull(probeKeys, nullSafe, i)) {
         if (unknown == null || buildRows == 0) continue;
         if (residual == null) {
           unknown[i] = true;

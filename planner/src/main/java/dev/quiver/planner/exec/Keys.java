@@ -48,6 +48,12 @@ final class Keys {
     return false;
   }
 
+  /** Whether any of the columns not marked {@code nullSafe} is NULL at row {@code i}. */
+  static boolean anyNull(List<ColumnValues> columns, boolean[] nullSafe, int i) {
+    for (int c = 0; c < columns.size(); c++) if (!nullSafe[c] && columns.get(c).isNull(i)) return true;
+    return false;
+  }
+
   /** A multi-column key. */
   record Composite(Object[] parts) {
     @Override public boolean equals(Object o) { return o instanceof Composite c && Arrays.equals(parts, c.parts); }

@@ -288,6 +288,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     java.util.Set<String> rightNames = names(p.right());
     java.util.List<dev.quiver.planner.expr.Expr> keys = new java.util.ArrayList<>();
     java.util.List<dev.quiver.planner.expr.Expr> residual = new java.util.ArrayList<>();
+    java.util.Set<Integer> nullSafeKeys = new java.util.HashSet<>();
     if (p.condition() != null) {
       for (dev.quiver.planner.expr.Expr c : dev.quiver.planner.expr.Exprs.conjuncts(p.condition())) {
         if (c instanceof dev.quiver.planner.expr.Expr.Comparison cmp && cmp.op() == dev.quiver.planner.expr.Expr.CmpOp.EQ) {
@@ -301,6 +302,23 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
           if (!l.isEmpty() && !r.isEmpty() && rightNames.containsAll(l) && leftNames.containsAll(r)) {
             keys.add(cmp.right());
             keys.add(cmp.left());
+            continue;
+          }
+        }
+        if (c instanceof dev.quiver.planner.expr.Expr.DistinctFrom d && d.not()) {
+          // IS NOT DISTINCT FROM (INTERSECT, EXCEPT, null-safe decorrelation keys): a hash key on which NULL matches NULL
+          java.util.Set<String> l = dev.quiver.planner.expr.Exprs.columns(d.left());
+          java.util.Set<String> r = dev.quiver.planner.expr.Exprs.columns(d.right());
+          if (!l.isEmpty() && !r.isEmpty() && leftNames.containsAll(l) && rightNames.containsAll(r)) {
+            keys.add(d.left());
+            keys.add(d.right());
+            nullSafeKeys.add(keys.size() / 2 - 1);
+            continue;
+          }
+          if (!l.isEmpty() && !r.isEmpty() && rightNames.containsAll(l) && leftNames.containsAll(r)) {
+            keys.add(d.right());
+            keys.add(d.left());
+            nullSafeKeys.add(keys.size() / 2 - 1);
             continue;
           }
         }
@@ -322,9 +340,11 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       for (int i = 0; i < keys.size(); i += 2) {
         leftKeys.add(ExprCompiler.compile(keys.get(i), left.schema(), ctx));
         rightKeys.add(ExprCompiler.compile(keys.get(i + 1), right.schema(), ctx));
-        shown.add(keys.get(i) + " = " + keys.get(i + 1));
+        shown.add(keys.get(i) + (nullSafeKeys.contains(i / 2) ? " IS NOT DISTINCT FROM " : " = ") + keys.get(i + 1));
       }
-      boolean longKey = keys.size() == 2 && Kernels.family(keys.get(1).type()) == Kernels.Family.LONG;
+      boolean[] nullSafe = new boolean[keys.size() / 2];
+      for (int k : nullSafeKeys) nullSafe[k] = true;
+      boolean longKey = keys.size() == 2 && !nullSafe[0] && Kernels.family(keys.get(1).type()) == Kernels.Family.LONG;
       dev.quiver.planner.expr.Expr residualExpr = residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual);
       // the residual reads the left input's columns followed by the right's
       java.util.List<org.apache.arrow.vector.types.pojo.Field> joined = new java.util.ArrayList<>(left.schema().getFields());
@@ -333,7 +353,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
           : ExprCompiler.compile(residualExpr, new org.apache.arrow.vector.types.pojo.Schema(joined), ctx);
       String description = "HashJoinExec: type=" + p.type() + " keys=[" + String.join(", ", shown) + "]"
           + (residualExpr == null ? "" : " residual=" + residualExpr);
-      return new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, longKey, residualCompiled,
+      return new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, nullSafe, longKey, residualCompiled,
           description, allocator, batchRows);
     } catch (RuntimeException e) {
       left.close();

@@ -444,16 +444,8 @@ final class SubqueryDecorrelator {
       if (x instanceof InExpression in && (in.getRightExpression() instanceof AndExpression
           || in.getRightExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression)) {
         // JSqlParser 5.3 parses "x IN (...) AND y" as "x IN ((...) AND y)": move the IN onto the leftmost operand
-        net.sf.jsqlparser.expression.BinaryExpression bin = (net.sf.jsqlparser.expression.BinaryExpression) in.getRightExpression();
-        Expression top = bin;
-        while (bin.getLeftExpression() instanceof AndExpression
-            || bin.getLeftExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression) {
-          bin = (net.sf.jsqlparser.expression.BinaryExpression) bin.getLeftExpression();
-        }
-        InExpression inner = new InExpression(in.getLeftExpression(), bin.getLeftExpression());
-        inner.setNot(in.isNot());
-        bin.setLeftExpression(inner);
-        stack.push(top);
+        // (in a copy: a CTE's body is analyzed once per reference)
+        stack.push(PredicateBinder.reassociated(in, in.getRightExpression()));
       } else if (x instanceof AndExpression a) {
         stack.push(a.getRightExpression());
         stack.push(a.getLeftExpression());

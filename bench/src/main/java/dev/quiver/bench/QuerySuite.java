@@ -1,0 +1,152 @@
+package dev.quiver.bench;
+
+import dev.quiver.server.QuiverServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A suite of queries (TPC-H, TPC-DS) on Quiver and DuckDB in one run: Quiver through the Flight SQL JDBC driver
+ * on loopback, DuckDB (2 threads) in process over the same {@code <table>.parquet} files. Per query the first
+ * run, the steady-state median and min ({@link Timing}), reading every row, and Quiver/DuckDB; the totals and
+ * the geometric mean of the ratios. A query that fails on either engine gets a row saying so and is left out of
+ * the totals. Writes a Markdown table.
+ */
+final class QuerySuite {
+  /** One query of the suite. */
+  record Query(String name, String sql) {}
+
+  /** What to run: {@code title} heads the Markdown file, {@code tables} become DuckDB views over {@code data}. */
+  record Spec(String title, String dataNote, Path data, List<String> tables, List<Query> queries) {}
+
+  private QuerySuite() {}
+
+  /** Runs {@code spec} ({@code runs} timed runs a query, at most {@code maxWarmUp} warm-up runs), writes {@code out}. */
+  static void run(Spec spec, int runs, int maxWarmUp, Path out) throws Exception {
+    StringBuilder md = new StringBuilder("# ").append(spec.title()).append("\n\n")
+        .append("Data: `").append(spec.data().getFileName()).append("` (").append(spec.dataNote()).append("). ").append(runs)
+        .append(" steady-state runs per query, every row read through JDBC; Quiver through the Flight SQL JDBC ")
+        .append("driver on loopback, DuckDB (").append("2 threads) in process on the same files. Times in ms. ")
+        .append("`first` = the query's first execution in a fresh server (which had run only the queries above it); ")
+        .append("steady state = after warming up until the median of ").append(Timing.GROUP)
+        .append(" runs stopped improving by ").append(Timing.IMPROVEMENT_PERCENT).append("% (at most ")
+        .append(maxWarmUp).append(" runs; `warm` = how many it took).\n\n")
+        .append("| query | rows | Quiver first | warm | Quiver median | Quiver min | DuckDB first | DuckDB median | DuckDB min | Quiver/DuckDB | first/steady |\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    double sumFirst = 0;
+    double worstFirst = 0;
+    double sumQ = 0;
+    double sumD = 0;
+    double logRatio = 0;
+    int answered = 0;
+    StringBuilder failures = new StringBuilder();
+    try (QuiverServer server = QuiverServer.start(spec.data().toString(), "127.0.0.1", 0, 8L << 30);
+        Connection quiver = DriverManager.getConnection(server.jdbcUrl());
+        Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+      try (Statement s = duck.createStatement()) {
+        s.execute("SET threads = 2");
+        for (String t : spec.tables()) {
+          s.execute("CREATE VIEW " + t + " AS SELECT * FROM read_parquet('" + spec.data().resolve(t + ".parquet") + "')");
+        }
+      }
+      for (Query query : spec.queries()) {
+        String name = query.name();
+        String sql = query.sql();
+        long[] counts = new long[2];
+        Timing.Measured qt = measureOrReport(md, failures, name, "Quiver", () -> counts[0] = rows(quiver, sql), runs, maxWarmUp);
+        if (qt == null) continue;
+        Timing.Measured dt = measureOrReport(md, failures, name, "DuckDB", () -> counts[1] = rows(duck, sql), runs, maxWarmUp);
+        if (dt == null) continue;
+        long rows = counts[0];
+        long duckRows = counts[1];
+        double qm = qt.median();
+        double dm = dt.median();
+        answered++;
+        sumFirst += qt.firstMs();
+        worstFirst = Math.max(worstFirst, qt.firstOverSteady());
+        sumQ += qm;
+        sumD += dm;
+        logRatio += Math.log(qm / dm);
+        String line = String.format(Locale.ROOT, "| %s | %d%s | %.1f | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
+            name, rows, rows == duckRows ? "" : " (DuckDB " + duckRows + ")", qt.firstMs(), qt.warmUpRuns(), qm,
+            qt.min(), dt.firstMs(), dm, dt.min(), qm / dm, qt.firstOverSteady());
+        System.out.println(line);
+        md.append(line).append('\n');
+      }
+    }
+    md.append(String.format(Locale.ROOT, "| **total** | | %.1f | | %.1f | | | %.1f | | %.2f | %.1f |%n", sumFirst, sumQ,
+        sumD, sumQ / sumD, sumFirst / sumQ));
+    md.append(String.format(Locale.ROOT, "%nGeometric mean of the per-query ratios: %.2f over the %d queries both "
+        + "engines answered. Largest first run / steady median: %.1f×.%n", Math.exp(logRatio / answered), answered,
+        worstFirst));
+    if (!failures.isEmpty()) {
+      md.append("Left out (an engine failed; see its row): ").append(failures.toString().strip()).append(".\n");
+    }
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, md.toString());
+    System.out.println("wrote " + out);
+  }
+
+  /** The query's timing, or null after writing a row that says how {@code engine} failed on it. */
+  private static Timing.Measured measureOrReport(StringBuilder md, StringBuilder failures, String name, String engine,
+      Timing.Run run, int runs, int maxWarmUp) throws Exception {
+    try {
+      return Timing.measure(run, runs, maxWarmUp);
+    } catch (SQLException e) {
+      String line = "| " + name + " | " + engine + " fails: " + firstLine(e) + " | | | | | | | | | |";
+      System.out.println(line);
+      md.append(line).append('\n');
+      failures.append(name).append(' ');
+      return null;
+    }
+  }
+
+  /** The options {@code tpch} and {@code tpcds} share; {@code sf} 0 when not given. */
+  record Options(Path data, double sf, int runs, int maxWarmUp, Path out) {
+    static Options parse(String[] args, double defaultSf) {
+      Path data = null;
+      double sf = defaultSf;
+      int runs = 5;
+      int maxWarmUp = Timing.MAX_WARM_UP;
+      Path out = Path.of("bench/results");
+      for (int i = 0; i < args.length; i++) {
+        switch (args[i]) {
+          case "--data" -> data = Path.of(args[++i]);
+          case "--sf" -> sf = Double.parseDouble(args[++i]);
+          case "--runs" -> runs = Integer.parseInt(args[++i]);
+          case "--max-warm-up" -> maxWarmUp = Integer.parseInt(args[++i]);
+          case "--out" -> out = Path.of(args[++i]);
+          default -> throw new IllegalArgumentException("unknown option " + args[i]);
+        }
+      }
+      return new Options(data, sf, runs, maxWarmUp, out);
+    }
+  }
+
+  static long rows(Connection c, String sql) throws Exception {
+    long n = 0;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int cols = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        for (int i = 1; i <= cols; i++) rs.getString(i);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The error's first line, without the driver's echo of the query, fit for a table cell. */
+  private static String firstLine(SQLException e) {
+    String m = String.valueOf(e.getMessage());
+    int colon = m.startsWith("Error while executing SQL \"") ? m.indexOf("\": ") : -1;
+    if (colon >= 0) m = m.substring(colon + 3);
+    m = m.lines().findFirst().orElse("").replace('|', '/');
+    return m.length() > 120 ? m.substring(0, 117) + "..." : m;
+  }
+}
