@@ -156,7 +156,7 @@ class SqlLimitsTest {
     assertThat(TestTables.run(engine, allocator, "EXPLAIN SELECT count(*) FROM " + tables)).isNotEmpty();
     QuiverException e = error(engine, "SELECT count(*) FROM " + tables + ", bools");
     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
-    assertThat(e.getMessage()).isEqualTo("the statement joins more than 64 tables and subqueries (limit 64)");
+    assertThat(e.getMessage()).isEqualTo("the statement joins more than 128 tables and subqueries (limit 128)");
   }
 
   @Test

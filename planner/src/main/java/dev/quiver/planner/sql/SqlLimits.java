@@ -20,7 +20,7 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
   public static final long DEFAULT_MAX_STATEMENT_BYTES = 1L << 20;
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
-  public static final int DEFAULT_MAX_RELATIONS = 64;
+  public static final int DEFAULT_MAX_RELATIONS = 128;
   /** 1 + 5 + … + 5^5: a chain of subqueries nested 5 levels deep in expressions, or more shallower ones. */
   public static final long DEFAULT_MAX_PARSE_COST = 3_906;
   /** Queries nested in one another (subqueries, derived tables, CTE bodies), counted by the analyzer. */
