@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Queries that Quiver cannot answer yet, or DuckDB cannot run, are listed in
  * {@code tpcds-expected-failures.tsv} (query, kind, reason): a listed query must still fail with that kind
- * (else the test fails, asking to remove it from the list) and is then reported as skipped; an unlisted
+ * (else the test fails, asking to remove it from the list) and then passes (the documented difference holds); an unlisted
  * query must equal DuckDB's answer. Kinds: a Flight status code of Quiver's error (e.g. UNIMPLEMENTED),
  * {@code TIMED_OUT} (Quiver's statement timeout), {@code WRONG_ANSWER} (answers, but not DuckDB's answer) or
  * {@code DUCKDB} (DuckDB itself cannot run the text).
