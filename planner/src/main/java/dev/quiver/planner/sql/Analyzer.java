@@ -104,6 +104,9 @@ public final class Analyzer {
       entered = true;
       pushed = withAndValues.push(s);
       if (s instanceof PlainSelect ps) return select.plainSelect(ps, outer, corr);
+      if (corr != null && corr.mode == Mode.DOMAIN && !(s instanceof ParenthesedSelect)) {
+        throw QuiverException.unsupported("a set operation or VALUES in a subquery that reads the enclosing query's columns");
+      }
       if (corr != null && corr.mode != Mode.NONE && !(s instanceof ParenthesedSelect)) {
         // set operations and VALUES cannot be correlated: analyze them as stand-alone queries
         corr = null;

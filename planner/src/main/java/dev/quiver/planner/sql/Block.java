@@ -49,6 +49,11 @@ final class Block {
       public Expr in(Expr value, Select subquery, Expression written) {
         return subqueries.inValue(value, subquery, written, Block.this);
       }
+
+      @Override
+      public Expr any(Expr.CmpOp op, Expr value, Select subquery, boolean all, Expression written) {
+        return subqueries.anyValue(op, value, subquery, all, written, Block.this);
+      }
     });
   }
 

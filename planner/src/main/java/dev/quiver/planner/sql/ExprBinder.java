@@ -96,6 +96,9 @@ public final class ExprBinder {
 
     /** {@code value IN (subquery)} as a three-valued value (not an AND-term of WHERE); {@code written} for messages. */
     Expr in(Expr value, Select subquery, Expression written);
+
+    /** {@code value op ANY|SOME|ALL (subquery)} as a three-valued value. */
+    Expr any(Expr.CmpOp op, Expr value, Select subquery, boolean all, Expression written);
   }
 
   /** The subquery planner of this binder, checked for use here. */

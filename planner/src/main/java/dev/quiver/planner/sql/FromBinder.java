@@ -27,7 +27,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * The FROM clause: tables of the catalog (or CTEs of that name), derived tables, VALUES and joins. Every column
  * gets an internal name unique in the statement; above an outer join the padded side's columns are nullable.
- * Derived tables see no outer scope (no LATERAL). The number of relations joined is bounded by
+ * Derived tables see no outer scope, except a {@code LATERAL} one, which reads the FROM items before it
+ * ({@link #lateral}). The number of relations joined is bounded by
  * {@link SqlLimits#maxRelations()}, counted over the whole statement.
  */
 final class FromBinder {
@@ -50,6 +51,10 @@ final class FromBinder {
     if (joins == null) return acc;
     for (Join j : joins) {
       if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
+      if (j.getRightItem() instanceof net.sf.jsqlparser.statement.select.LateralSubSelect lateral) {
+        acc = lateral(acc, j, lateral, outer);
+        continue;
+      }
       From right = fromItem(j.getRightItem(), outer);
       List<Scope.Entry> entries = new ArrayList<>(acc.entries());
       entries.addAll(right.entries());
@@ -82,6 +87,97 @@ final class FromBinder {
       acc = using.isEmpty() ? new From(joined, after) : merge(joined, type, using, after, acc.entries().size());
     }
     return acc;
+  }
+
+  /**
+   * {@code left [CROSS | LEFT] JOIN LATERAL (subquery) [ON …]} (or {@code left, LATERAL (…)}): the subquery reads the
+   * columns of the FROM items before it. Planned as a dependent subquery ({@link SubqueryDecorrelator#dependent}) —
+   * once for every distinct value of the columns it reads, which it returns besides its own — and joined back on
+   * them (and the ON condition). A single aggregate (no GROUP BY) has a row for every outer row: it is LEFT-joined,
+   * and an outer row it has no group for reads its columns over no rows (count 0). Uncorrelated, an ordinary join.
+   */
+  private From lateral(From left, Join j, net.sf.jsqlparser.statement.select.LateralSubSelect item, Scope outer) {
+    if (++relations > cx.limits().maxRelations()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement joins more than " + cx.limits().maxRelations()
+          + " tables and subqueries (limit " + cx.limits().maxRelations() + ")");
+    }
+    if (j.isRight() || j.isFull() || j.isNatural() || (j.getUsingColumns() != null && !j.getUsingColumns().isEmpty())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "a LATERAL subquery can only be joined by a comma, CROSS, INNER or "
+          + "LEFT JOIN with ON" + cx.at("LATERAL"));
+    }
+    String alias = item.getAlias() == null ? null : ExprBinder.unquote(item.getAlias().getName());
+    SubqueryDecorrelator.Dependent d = new SubqueryDecorrelator(analyzer)
+        .dependent(item.getSelect(), new Scope(left.entries(), outer), left.plan());
+    List<String> visible = d.visible();
+    if (item.getAlias() != null && item.getAlias().getAliasColumns() != null && !item.getAlias().getAliasColumns().isEmpty()) {
+      visible = new ArrayList<>();
+      for (var c : item.getAlias().getAliasColumns()) visible.add(ExprBinder.unquote(c.name));
+    }
+    List<Field> fields = d.plan().schema().getFields().subList(0, d.width());
+    if (visible.size() != fields.size()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the column list of " + alias + " names " + visible.size()
+          + " columns, but the query has " + fields.size());
+    }
+    List<LogicalPlan.NamedExpr> columns = new ArrayList<>();
+    for (Field f : fields) columns.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+    boolean single = d.single();
+    String found = single ? cx.names().fresh("__found") : null;
+    if (single) columns.add(new LogicalPlan.NamedExpr(Expr.Literal.TRUE, found));
+    List<String> keys = d.renamed(columns, cx.names());
+    LogicalPlan right = new LogicalPlan.Project(d.plan(), columns);
+    List<Scope.Column> cols = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      cols.add(new Scope.Column(visible.get(i), f.getName(), f.getType(), f.isNullable()));
+    }
+    Scope.Entry entry = new Scope.Entry(alias, alias == null ? "subquery" : alias, cols, Map.of());
+    List<Scope.Entry> entries = new ArrayList<>(left.entries());
+    entries.add(entry);
+    List<Expr> conds = new ArrayList<>(SubqueryDecorrelator.keyMatch(d.outerKeys(), keys, right));
+    boolean on = false;
+    if (j.getOnExpressions() != null) {
+      for (Expression e : j.getOnExpressions()) {
+        Expr c = ExprBinder.settleParameters(cx.binder(new Scope(entries, outer), false, List.of()).bindPredicate(e));
+        on |= !Expr.Literal.TRUE.equals(c);
+        conds.add(c);
+      }
+    }
+    if (j.isLeft() && (j.getOnExpressions() == null || j.getOnExpressions().isEmpty())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "LEFT JOIN needs an ON or USING condition" + cx.at("JOIN"));
+    }
+    Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
+    if (!single) {
+      JoinType type = j.isLeft() ? JoinType.LEFT : JoinType.INNER;
+      List<Scope.Entry> after = new ArrayList<>(left.entries());
+      after.add(type == JoinType.LEFT ? nullable(entry) : entry);
+      return new From(new LogicalPlan.Join(left.plan(), right, type, cond), after);
+    }
+    // one row per outer row: LEFT-joined, a missing group read over no rows
+    if (on) throw QuiverException.unsupported("an ON condition other than TRUE for a LATERAL subquery that is a single aggregate");
+    LogicalPlan joined = new LogicalPlan.Join(left.plan(), right, JoinType.LEFT, cond);
+    List<LogicalPlan.NamedExpr> exprs = new ArrayList<>();
+    for (Field f : joined.schema().getFields()) {
+      exprs.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+    }
+    Expr missing = new Expr.IsNull(new Expr.ColumnRef(found, SqlTypes.BOOLEAN, true), false);
+    List<Scope.Column> shown = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      SubqueryDecorrelator.NoRows none = SubqueryDecorrelator.NoRows.of(d.plan(), f.getName(), d.outerValues());
+      boolean having = d.plan() instanceof LogicalPlan.Project p && p.input() instanceof LogicalPlan.Filter;
+      if (none == null || having) {
+        throw QuiverException.unsupported("a LATERAL subquery that is a single aggregate with HAVING or a further subquery");
+      }
+      Expr col = new Expr.ColumnRef(f.getName(), f.getType(), true);
+      Expr value = none.value() == SubqueryDecorrelator.NoRows.NULL ? col
+          : new Expr.Case(List.of(new Expr.When(missing, Coercion.coerce(none.value(), f.getType()))), col, f.getType());
+      String n = cx.names().fresh("__lateral");
+      exprs.add(new LogicalPlan.NamedExpr(value, n));
+      shown.add(new Scope.Column(visible.get(i), n, f.getType(), value.nullable()));
+    }
+    List<Scope.Entry> after = new ArrayList<>(left.entries());
+    after.add(new Scope.Entry(alias, alias == null ? "subquery" : alias, shown, Map.of()));
+    return new From(new LogicalPlan.Project(joined, exprs), after);
   }
 
   /** The key columns of a {@code USING} or {@code NATURAL} join (for NATURAL: the names both sides have); else none. */

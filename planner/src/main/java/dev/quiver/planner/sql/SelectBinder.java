@@ -67,12 +67,22 @@ final class SelectBinder {
       b = new Block(new Scope(f.entries(), outer), f.plan(), cx, subqueries);
     }
     Set<String> outerNames = b.scope.outerNames();
+    boolean domain = corr != null && corr.mode == Mode.DOMAIN;
+    if (domain) {
+      // the dependent join: every row of the FROM clause once for every distinct value of the outer columns read
+      b.plan = ps.getFromItem() == null ? corr.domain : new LogicalPlan.Join(b.plan, corr.domain, LogicalPlan.JoinType.INNER, null);
+    }
 
     // WHERE: subquery predicates become joins, correlated predicates are taken out for the caller
     if (ps.getWhere() != null) {
       List<Expr> filters = new ArrayList<>();
       for (Expression term : SubqueryDecorrelator.andTerms(ps.getWhere())) {
-        if (subqueries.subqueryPredicate(term, b)) continue;
+        try {
+          if (subqueries.subqueryPredicate(term, b)) continue;
+        } catch (QuiverException notAsJoin) {
+          // correlated outside the subquery's WHERE: planned as a value below (a filter on its mark)
+          if (notAsJoin.code() != ErrorCode.UNSUPPORTED) throw notAsJoin;
+        }
         Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
         if (SqlTypes.isNull(bound.type())) bound = Coercion.coerce(bound, SqlTypes.BOOLEAN);
         if (!SqlTypes.isBoolean(bound.type())) {
@@ -80,7 +90,7 @@ final class SelectBinder {
               "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
                   + SqlPositions.snippet(term));
         }
-        if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
+        if (corr != null && corr.mode != Mode.NONE && !domain && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
           corr.conjuncts.add(bound);
           corr.written.add(term);
         } else {
@@ -240,6 +250,19 @@ final class SelectBinder {
       }
     }
     boolean grouped = ps.getGroupBy() != null || !aggregates.isEmpty();
+    List<Expr> domainRefs = new ArrayList<>();
+    if (domain) {
+      for (String k : corr.domainKeys) domainRefs.add(ref(field(b.plan, k)));
+      // aggregated once per outer value: the outer value is a group key too
+      if (grouped) groupExprs.addAll(0, domainRefs);
+      for (AggregateCall c : aggregates) {
+        if (c.arg() != null && !Exprs.columns(c.arg()).isEmpty() && corr.domainKeys.containsAll(Exprs.columns(c.arg()))) {
+          throw QuiverException.unsupported("an aggregate of only the enclosing query's columns inside a subquery (it would "
+              + "aggregate the enclosing query)");
+        }
+      }
+      if (lo0(ps)) throw QuiverException.unsupported("LIMIT or OFFSET in a subquery that reads the enclosing query's columns");
+    }
     boolean scalarCorrelated = correlated && corr.mode == Mode.SCALAR;
     if (correlated && corr.mode == Mode.IN && grouped) {
       throw QuiverException.unsupported("a correlated IN subquery with GROUP BY or aggregates");
@@ -293,7 +316,7 @@ final class SelectBinder {
       b.plan = new LogicalPlan.Filter(b.plan, having);
     }
     if (!windowCalls.isEmpty()) {
-      if (correlated && corr.mode != Mode.NONE) throw QuiverException.unsupported("a window function in a correlated subquery");
+      if ((correlated && corr.mode != Mode.NONE) || domain) throw QuiverException.unsupported("a window function in a correlated subquery");
       b.plan = new LogicalPlan.Window(b.plan, windowCalls);
     }
     if (qualify != null) {
@@ -314,6 +337,14 @@ final class SelectBinder {
       outputs.add(new NamedExpr(x, n));
     }
     int visibleCount = outputs.size();
+    if (domain) {
+      for (Expr d : domainRefs) {
+        Expr x = grouped ? postAggregate(d, Map.of(), postAggNames) : d;
+        String n = ((Expr.ColumnRef) d).name();
+        used.add(n);
+        outputs.add(new NamedExpr(x, n));
+      }
+    }
     if (correlated && corr.mode == Mode.IN) {
       // the correlated predicates read inner columns: pass them through
       for (Expr c : corr.conjuncts) {
@@ -364,7 +395,7 @@ final class SelectBinder {
     long[] lo = OrderAndLimit.limitOffset(ps, cx);
     if (!keys.isEmpty()) b.plan = new LogicalPlan.Sort(b.plan, keys, lo[0] < 0 ? -1 : OrderAndLimit.saturatedAdd(lo[0], lo[1]));
     b.plan = OrderAndLimit.limit(b.plan, lo);
-    if (outputs.size() > visibleCount && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
+    if (outputs.size() > visibleCount && !domain && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
       List<NamedExpr> keep = new ArrayList<>();
       for (int i = 0; i < visibleCount; i++) keep.add(new NamedExpr(refOf(outputs.get(i)), outputs.get(i).name()));
       b.plan = new LogicalPlan.Project(b.plan, keep);
@@ -374,10 +405,14 @@ final class SelectBinder {
     }
     // what the subquery's WHERE correlates was taken out above; any other outer reference (in the select list, an
     // aggregate's argument, …) would be read from rows that do not have it
-    if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.hasReference(b.plan, outerNames, corr.domain)) {
+    if (corr != null && corr.mode != Mode.NONE && !domain && SubqueryDecorrelator.hasReference(b.plan, outerNames, corr.domain)) {
       throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
     }
     return new Rel(b.plan, visible);
+  }
+
+  private static boolean lo0(PlainSelect ps) {
+    return ps.getLimit() != null || ps.getOffset() != null || ps.getFetch() != null;
   }
 
   private static Expr refOf(NamedExpr n) {
