@@ -261,14 +261,15 @@ final class SelectBinder {
               + "aggregate the enclosing query)");
         }
       }
-      if (lo0(ps)) throw QuiverException.unsupported("LIMIT or OFFSET in a subquery that reads the enclosing query's columns");
     }
     boolean scalarCorrelated = correlated && corr.mode == Mode.SCALAR;
-    if (correlated && corr.mode == Mode.IN && grouped) {
-      throw QuiverException.unsupported("a correlated IN subquery with GROUP BY or aggregates");
+    boolean limited = ps.getLimit() != null || ps.getOffset() != null || ps.getFetch() != null;
+    if (correlated && corr.mode == Mode.IN && (grouped || limited)) {
+      throw QuiverException.unsupported("a correlated IN subquery with GROUP BY, aggregates or LIMIT");
     }
     if (scalarCorrelated) {
-      if (!grouped || ps.getGroupBy() != null) {
+      // (LIMIT would apply to all the groups at once: the general way numbers the rows per outer value)
+      if (!grouped || ps.getGroupBy() != null || limited) {
         throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
       }
       b.plan = subqueries.correlate(corr, outerNames, b.plan);
@@ -316,7 +317,16 @@ final class SelectBinder {
       b.plan = new LogicalPlan.Filter(b.plan, having);
     }
     if (!windowCalls.isEmpty()) {
-      if ((correlated && corr.mode != Mode.NONE) || domain) throw QuiverException.unsupported("a window function in a correlated subquery");
+      if (correlated && corr.mode != Mode.NONE) throw QuiverException.unsupported("a window function in a correlated subquery");
+      if (domain) {
+        // a window per outer value: its partitions split by the domain's columns too
+        windowCalls.replaceAll(w -> {
+          List<Expr> partition = new ArrayList<>(domainRefs);
+          partition.addAll(w.partitionBy());
+          return new LogicalPlan.WindowCall(w.func(), w.agg(), w.distinct(), w.args(), partition, w.orderBy(), w.frame(),
+              w.type(), w.nullable(), w.name());
+        });
+      }
       b.plan = new LogicalPlan.Window(b.plan, windowCalls);
     }
     if (qualify != null) {
@@ -393,6 +403,26 @@ final class SelectBinder {
       b.plan = SetOperationBinder.distinct(b.plan);
     }
     long[] lo = OrderAndLimit.limitOffset(ps, cx);
+    if (domain && (lo[0] >= 0 || lo[1] > 0)) {
+      // LIMIT / OFFSET per outer value: the rows numbered in ORDER BY order within each domain value
+      String rn = cx.names().fresh("__row");
+      List<Expr> partition = new ArrayList<>();
+      for (Expr d : domainRefs) partition.add(new Expr.ColumnRef(((Expr.ColumnRef) d).name(), d.type(), d.nullable()));
+      b.plan = new LogicalPlan.Window(b.plan, List.of(new LogicalPlan.WindowCall(LogicalPlan.WindowFunc.ROW_NUMBER, null,
+          false, List.of(), partition, keys, null, SqlTypes.BIGINT, false, rn)));
+      Expr row = new Expr.ColumnRef(rn, SqlTypes.BIGINT, false);
+      Expr keep = new Expr.Comparison(Expr.CmpOp.GT, row, new Expr.Literal(lo[1], SqlTypes.BIGINT));
+      if (lo[0] >= 0) {
+        keep = new Expr.And(keep, new Expr.Comparison(Expr.CmpOp.LE, row,
+            new Expr.Literal(OrderAndLimit.saturatedAdd(lo[0], lo[1]), SqlTypes.BIGINT)));
+      }
+      b.plan = new LogicalPlan.Filter(b.plan, keep);
+      List<NamedExpr> back = new ArrayList<>();
+      for (NamedExpr o : outputs) back.add(new NamedExpr(refOf(o), o.name()));
+      b.plan = new LogicalPlan.Project(b.plan, back);
+      keys.clear();
+      lo = new long[] {-1, 0};
+    }
     if (!keys.isEmpty()) b.plan = new LogicalPlan.Sort(b.plan, keys, lo[0] < 0 ? -1 : OrderAndLimit.saturatedAdd(lo[0], lo[1]));
     b.plan = OrderAndLimit.limit(b.plan, lo);
     if (outputs.size() > visibleCount && !domain && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
@@ -409,10 +439,6 @@ final class SelectBinder {
       throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
     }
     return new Rel(b.plan, visible);
-  }
-
-  private static boolean lo0(PlainSelect ps) {
-    return ps.getLimit() != null || ps.getOffset() != null || ps.getFetch() != null;
   }
 
   private static Expr refOf(NamedExpr n) {
