@@ -157,6 +157,24 @@ class DependentSubqueryScaleTest {
         List.of(rows, sum));
   }
 
+  @Test
+  void nestedLateralSubqueries() {
+    // each correlated level is planned twice (its outer columns found first): nesting is bounded by the parse cost
+    // (5 levels of parentheses), and the planner refuses past 20,000 plans as a safety net
+    assertThat(run(nestedLateral(4))).containsExactly(List.of(1L));
+  }
+
+  /** {@code SELECT count(*) FROM a a0, LATERAL (SELECT a1.k FROM a a1, LATERAL (…) WHERE a1.k = a0.k) …}, {@code depth} levels. */
+  private static String nestedLateral(int depth) {
+    String inner = "SELECT a" + depth + ".k FROM a a" + depth + " WHERE a" + depth + ".k = a" + (depth - 1) + ".k AND a"
+        + depth + ".k = 7";
+    for (int i = depth - 1; i >= 1; i--) {
+      inner = "SELECT a" + i + ".k FROM a a" + i + ", LATERAL (" + inner + ") s" + (i + 1) + " WHERE a" + i + ".k = a" + (i - 1)
+          + ".k";
+    }
+    return "SELECT count(*) FROM a a0, LATERAL (" + inner + ") s1";
+  }
+
   /** Runs {@code sql} (bounded: seconds, where a quadratic plan takes minutes) and checks its one row, if given. */
   private static void assertAnswer(String sql, List<Long> expected) {
     String plan = String.join("\n", run("EXPLAIN " + sql).stream().map(r -> String.valueOf(r.get(0))).toList());

@@ -61,8 +61,20 @@ final class FromBinder {
       JoinType type = j.isFull() ? JoinType.FULL : j.isLeft() ? JoinType.LEFT : j.isRight() ? JoinType.RIGHT : JoinType.INNER;
       Scope scope = new Scope(entries, outer);
       List<Expr> conds = new ArrayList<>();
+      // ON terms with a subquery, of an inner join: a filter over the join, where the subquery joins its rows
+      List<Expression> withSubqueries = new ArrayList<>();
       if (j.getOnExpressions() != null) {
         for (Expression on : j.getOnExpressions()) {
+          if (type == JoinType.INNER && mentionsSelect(on)) {
+            for (Expression term : SubqueryDecorrelator.andTerms(on)) {
+              if (mentionsSelect(term)) {
+                withSubqueries.add(term);
+              } else {
+                conds.add(ExprBinder.settleParameters(cx.binder(scope, false, List.of()).bindPredicate(term)));
+              }
+            }
+            continue;
+          }
           ExprBinder b = cx.binder(scope, false, List.of());
           conds.add(ExprBinder.settleParameters(b.bindPredicate(on)));
         }
@@ -84,6 +96,19 @@ final class FromBinder {
       for (Scope.Entry e : acc.entries()) after.add(type == JoinType.RIGHT || type == JoinType.FULL ? nullable(e) : e);
       for (Scope.Entry e : right.entries()) after.add(type == JoinType.LEFT || type == JoinType.FULL ? nullable(e) : e);
       LogicalPlan joined = new LogicalPlan.Join(acc.plan(), right.plan(), type, cond);
+      if (!withSubqueries.isEmpty()) {
+        Block block = new Block(new Scope(after, outer), joined, cx, new SubqueryDecorrelator(analyzer));
+        List<Expr> filters = new ArrayList<>();
+        for (Expression term : withSubqueries) {
+          filters.add(ExprBinder.settleParameters(block.binder(false, List.of()).bindPredicate(term)));
+        }
+        block.flush();
+        List<LogicalPlan.NamedExpr> keep = new ArrayList<>();
+        for (Field f : joined.schema().getFields()) {
+          keep.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+        }
+        joined = new LogicalPlan.Project(new LogicalPlan.Filter(block.plan, Exprs.and(filters)), keep);
+      }
       acc = using.isEmpty() ? new From(joined, after) : merge(joined, type, using, after, acc.entries().size());
     }
     return acc;
@@ -178,6 +203,15 @@ final class FromBinder {
     List<Scope.Entry> after = new ArrayList<>(left.entries());
     after.add(new Scope.Entry(alias, alias == null ? "subquery" : alias, shown, Map.of()));
     return new From(new LogicalPlan.Project(joined, exprs), after);
+  }
+
+  /** Whether the text of {@code e} may hold a subquery (a superset: "select" in a string counts too). */
+  private static boolean mentionsSelect(Expression e) {
+    try {
+      return e.toString().toLowerCase(java.util.Locale.ROOT).contains("select");
+    } catch (StackOverflowError tooDeep) {
+      return false;
+    }
   }
 
   /** The key columns of a {@code USING} or {@code NATURAL} join (for NATURAL: the names both sides have); else none. */

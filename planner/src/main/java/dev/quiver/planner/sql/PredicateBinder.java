@@ -55,9 +55,12 @@ final class PredicateBinder {
       while (b.getLeftExpression() instanceof AndExpression || b.getLeftExpression() instanceof OrExpression) {
         b = (BinaryExpression) b.getLeftExpression();
       }
-      InExpression inner = new InExpression(in.getLeftExpression(), b.getLeftExpression());
-      inner.setNot(in.isNot());
-      b.setLeftExpression(inner);
+      // (once: a subquery's expressions may be bound twice, see SubqueryDecorrelator#dependent)
+      if (!(b.getLeftExpression() instanceof InExpression done && done.getLeftExpression() == in.getLeftExpression())) {
+        InExpression inner = new InExpression(in.getLeftExpression(), b.getLeftExpression());
+        inner.setNot(in.isNot());
+        b.setLeftExpression(inner);
+      }
       return binder.bind(right);
     }
     if (right instanceof net.sf.jsqlparser.statement.select.Select sub) {

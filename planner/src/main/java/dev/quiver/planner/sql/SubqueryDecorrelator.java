@@ -429,13 +429,18 @@ final class SubqueryDecorrelator {
     java.util.Set<String> planNames = new java.util.HashSet<>();
     for (Field f : outer.schema().getFields()) planNames.add(f.getName());
     java.util.LinkedHashSet<String> candidates = new java.util.LinkedHashSet<>();
+    // columns of queries further out that the enclosing block's rows do not carry: it cannot provide them
+    java.util.Set<String> unreachable = new java.util.HashSet<>();
     for (Scope s = scope; s != null; s = s.outer()) {
-      for (Scope.Entry e : s.entries()) for (Scope.Column c : e.columns()) if (planNames.contains(c.internal())) candidates.add(c.internal());
+      for (Scope.Entry e : s.entries()) {
+        for (Scope.Column c : e.columns()) (planNames.contains(c.internal()) ? candidates : unreachable).add(c.internal());
+      }
     }
     java.util.Set<String> read;
     Rel probe = null;
     try {
       probe = analyzer.query(sub, scope, null);
+      unreachable(probe.plan(), unreachable);
       read = references(probe.plan(), candidates);
     } catch (QuiverException refused) {
       // refused as it stands — an outer column outside an aggregate is "not grouped", a nested subquery that reads
@@ -464,6 +469,7 @@ final class SubqueryDecorrelator {
     corr.domain = new LogicalPlan.Aggregate(outer, groups, List.of());
     corr.domainKeys.addAll(renamed.values());
     Rel r = analyzer.query(sub, renamedScope(scope, renamed), corr);
+    unreachable(r.plan(), unreachable);
     return new Dependent(r.plan(), r.visible(), outerKeys, List.copyOf(renamed.values()));
   }
 
@@ -489,6 +495,17 @@ final class SubqueryDecorrelator {
       }
     }
     return out;
+  }
+
+  /**
+   * Refuses a subquery that reads a column of a query further out which the enclosing block's rows do not carry
+   * (that block is then planned the general way by its own enclosing query, with the column in its domain).
+   */
+  private static void unreachable(LogicalPlan plan, java.util.Set<String> unreachable) {
+    if (hasReference(plan, unreachable)) {
+      throw QuiverException.unsupported("a subquery correlated with a query further out than its enclosing one, "
+          + "whose rows do not carry the column");
+    }
   }
 
   private static Scope renamedScope(Scope s, java.util.Map<String, String> renamed) {
@@ -823,9 +840,12 @@ final class SubqueryDecorrelator {
             || bin.getLeftExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression) {
           bin = (net.sf.jsqlparser.expression.BinaryExpression) bin.getLeftExpression();
         }
-        InExpression inner = new InExpression(in.getLeftExpression(), bin.getLeftExpression());
-        inner.setNot(in.isNot());
-        bin.setLeftExpression(inner);
+        // (once: a subquery's WHERE may be read twice, see #dependent)
+        if (!(bin.getLeftExpression() instanceof InExpression done && done.getLeftExpression() == in.getLeftExpression())) {
+          InExpression inner = new InExpression(in.getLeftExpression(), bin.getLeftExpression());
+          inner.setNot(in.isNot());
+          bin.setLeftExpression(inner);
+        }
         stack.push(top);
       } else if (x instanceof AndExpression a) {
         stack.push(a.getRightExpression());
