@@ -287,6 +287,9 @@ final class SelectBinder {
         groupRefs.put(g, new Expr.ColumnRef(n, g.type(), g.nullable()));
       }
       if (scalarCorrelated) for (Expr k : corr.innerKeys) corr.keyNames.add(groupRefs.get(k).name());
+      // subqueries inside aggregate functions' arguments: joined to the rows they aggregate
+      for (java.util.function.UnaryOperator<LogicalPlan> p : b.beforeAggregation) b.plan = p.apply(b.plan);
+      b.beforeAggregation.clear();
       // a group key that reads a subquery's value (GROUP BY a CASE over IN (subquery)): join the subqueries first
       if (groups.stream().anyMatch(g -> SubqueryDecorrelator.intersects(Exprs.columns(g.expr()), b.subqueryColumns))) {
         b.flush();
