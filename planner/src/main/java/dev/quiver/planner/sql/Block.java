@@ -24,6 +24,8 @@ final class Block {
   /** The joins of subqueries met inside aggregate functions' arguments: applied before the aggregation. */
   final List<UnaryOperator<LogicalPlan>> beforeAggregation = new ArrayList<>();
   private boolean insideAggregate;
+  /** Whether the FROM clause already joined a dependent subquery's domain (see {@link FromBinder#from}). */
+  boolean domainJoined;
   final Set<String> subqueryColumns = new HashSet<>();
   private final BindingContext cx;
   private final SubqueryDecorrelator subqueries;

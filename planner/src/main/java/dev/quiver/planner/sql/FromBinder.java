@@ -47,12 +47,41 @@ final class FromBinder {
   record From(LogicalPlan plan, List<Scope.Entry> entries) {}
 
   From from(FromItem item, List<Join> joins, Scope outer) {
-    From acc = fromItem(item, outer);
+    return from(item, joins, outer, null);
+  }
+
+  /**
+   * The FROM clause; with {@code domain} (a dependent subquery's distinct outer values, see
+   * {@link SubqueryDecorrelator#dependent}), that domain first and every derived table joined to what precedes it
+   * as a LATERAL one — so that a derived table reading the enclosing query's columns reads them from the domain.
+   * Legal (the domain is cross-joined into the subquery either way) when no RIGHT or FULL join follows.
+   */
+  From from(FromItem item, List<Join> joins, Scope outer, LogicalPlan domain) {
+    From acc;
+    if (domain != null) {
+      Join first = new Join();
+      first.setSimple(true);
+      first.setRightItem(item);
+      acc = new From(domain, List.of());
+      if (item instanceof ParenthesedSelect p) {
+        acc = lateral(acc, first, p, outer);
+      } else {
+        From f = fromItem(item, outer);
+        acc = new From(new LogicalPlan.Join(domain, f.plan(), JoinType.INNER, null), f.entries());
+      }
+    } else {
+      acc = fromItem(item, outer);
+    }
     if (joins == null) return acc;
     for (Join j : joins) {
       if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
       if (j.getRightItem() instanceof net.sf.jsqlparser.statement.select.LateralSubSelect lateral) {
         acc = lateral(acc, j, lateral, outer);
+        continue;
+      }
+      if (domain != null && j.getRightItem() instanceof ParenthesedSelect p && !j.isRight() && !j.isFull() && !j.isNatural()
+          && (j.getUsingColumns() == null || j.getUsingColumns().isEmpty())) {
+        acc = lateral(acc, j, p, outer);
         continue;
       }
       From right = fromItem(j.getRightItem(), outer);
@@ -121,7 +150,7 @@ final class FromBinder {
    * them (and the ON condition). A single aggregate (no GROUP BY) has a row for every outer row: it is LEFT-joined,
    * and an outer row it has no group for reads its columns over no rows (count 0). Uncorrelated, an ordinary join.
    */
-  private From lateral(From left, Join j, net.sf.jsqlparser.statement.select.LateralSubSelect item, Scope outer) {
+  private From lateral(From left, Join j, ParenthesedSelect item, Scope outer) {
     if (++relations > cx.limits().maxRelations()) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement joins more than " + cx.limits().maxRelations()
           + " tables and subqueries (limit " + cx.limits().maxRelations() + ")");
@@ -322,7 +351,8 @@ final class FromBinder {
       return new From(scan, List.of(new Scope.Entry(qualifier, table.name(), cols, table.unsupportedColumns())));
     }
     if (item instanceof ParenthesedSelect p) {
-      Rel r = analyzer.query(p.getSelect() != null ? p.getSelect() : p, null);
+      // it sees the enclosing query's columns (not its FROM siblings: those only a LATERAL one sees)
+      Rel r = analyzer.query(p.getSelect() != null ? p.getSelect() : p, outer);
       List<String> visible = r.visible();
       if (p.getAlias() != null && p.getAlias().getAliasColumns() != null && !p.getAlias().getAliasColumns().isEmpty()) {
         visible = new ArrayList<>();

@@ -63,13 +63,17 @@ final class SelectBinder {
       if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN without FROM");
       b = new Block(new Scope(List.of(), outer), new LogicalPlan.OneRow(), cx, subqueries);
     } else {
-      FromBinder.From f = from.from(ps.getFromItem(), ps.getJoins(), outer);
+      // the dependent join: every row of the FROM clause once for every distinct value of the outer columns read —
+      // the domain first when no RIGHT / FULL join follows, so that derived tables may read it
+      boolean domainFirst = corr != null && corr.mode == Mode.DOMAIN && (ps.getJoins() == null
+          || ps.getJoins().stream().noneMatch(j -> j.isRight() || j.isFull()));
+      FromBinder.From f = from.from(ps.getFromItem(), ps.getJoins(), outer, domainFirst ? corr.domain : null);
       b = new Block(new Scope(f.entries(), outer), f.plan(), cx, subqueries);
+      if (domainFirst) b.domainJoined = true;
     }
     Set<String> outerNames = b.scope.outerNames();
     boolean domain = corr != null && corr.mode == Mode.DOMAIN;
-    if (domain) {
-      // the dependent join: every row of the FROM clause once for every distinct value of the outer columns read
+    if (domain && !b.domainJoined) {
       b.plan = ps.getFromItem() == null ? corr.domain : new LogicalPlan.Join(b.plan, corr.domain, LogicalPlan.JoinType.INNER, null);
     }
 
