@@ -97,6 +97,11 @@ final class SubqueryDecorrelator {
       conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(value, common), Coercion.coerce(item, common)));
       conds.addAll(corr.conjuncts);
       selfContained(r.plan(), Exprs.and(conds), b, in);
+      if (not && !corr.conjuncts.isEmpty()) {
+        // the NULL-aware anti join looks for a NULL among all the subquery's items, not among those of the outer
+        // row's correlation: planned as a value (a mark join per outer value), which is exact
+        throw QuiverException.unsupported("a correlated NOT IN as an anti join: " + SqlPositions.snippet(in));
+      }
       b.flush();
       b.plan = new LogicalPlan.Join(b.plan, r.plan(), not ? JoinType.NULL_AWARE_ANTI : JoinType.SEMI, Exprs.and(conds));
       return true;
