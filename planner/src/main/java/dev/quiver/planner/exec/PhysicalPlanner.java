@@ -225,7 +225,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitEnforceSingleRow(LogicalPlan.EnforceSingleRow p) {
-    return new EnforceSingleRowExec(plan(p.input()), p.schema(), p.keys());
+    return new EnforceSingleRowExec(plan(p.input()), p.schema(), p.keys(), allocator);
   }
 
   /**
