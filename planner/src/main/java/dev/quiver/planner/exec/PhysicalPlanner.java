@@ -275,7 +275,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitEnforceSingleRow(LogicalPlan.EnforceSingleRow p) {
-    return new EnforceSingleRowExec(plan(p.input()), p.schema());
+    return new EnforceSingleRowExec(plan(p.input()), p.schema(), p.keys(), allocator);
   }
 
   /**

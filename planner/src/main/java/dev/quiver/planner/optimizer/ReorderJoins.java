@@ -289,6 +289,7 @@ public final class ReorderJoins implements Rule {
     if (p instanceof LogicalPlan.Expand e) return estimate(e.input()) * e.projections().size();
     if (p instanceof LogicalPlan.Limit l) return Math.min(l.limit(), estimate(l.input()));
     if (p instanceof LogicalPlan.Sort s && s.fetch() >= 0) return Math.min(s.fetch(), estimate(s.input()));
+    if (p instanceof LogicalPlan.EnforceSingleRow e && !e.keys().isEmpty()) return estimate(e.input());
     if (p instanceof LogicalPlan.EnforceSingleRow || p instanceof LogicalPlan.OneRow) return 1;
     if (p instanceof LogicalPlan.Empty) return 0;
     if (p instanceof LogicalPlan.Union u) return u.inputs().stream().mapToDouble(ReorderJoins::estimate).sum();

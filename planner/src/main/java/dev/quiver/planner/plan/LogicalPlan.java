@@ -412,15 +412,24 @@ public sealed interface LogicalPlan {
     public String describe() { return "Union"; }
   }
 
-  /** Passes its input through, failing when it has more than one row (a scalar subquery). */
-  record EnforceSingleRow(LogicalPlan input) implements LogicalPlan {
+  /**
+   * Passes its input through, failing when it has more than one row (a scalar subquery) — with {@code keys}, more
+   * than one row of the same values of those columns (a correlated scalar subquery, one row per outer value).
+   */
+  record EnforceSingleRow(LogicalPlan input, List<String> keys) implements LogicalPlan {
+    public EnforceSingleRow {
+      keys = List.copyOf(keys);
+    }
+    public EnforceSingleRow(LogicalPlan input) {
+      this(input, List.of());
+    }
     public Schema schema() {
       return new Schema(input.schema().getFields().stream().map(LogicalPlan::nullable).toList());
     }
     public List<LogicalPlan> children() { return List.of(input); }
-    public LogicalPlan withChildren(List<LogicalPlan> c) { return new EnforceSingleRow(c.get(0)); }
+    public LogicalPlan withChildren(List<LogicalPlan> c) { return new EnforceSingleRow(c.get(0), keys); }
     public <R> R accept(PlanVisitor<R> v) { return v.visitEnforceSingleRow(this); }
-    public String describe() { return "EnforceSingleRow"; }
+    public String describe() { return keys.isEmpty() ? "EnforceSingleRow" : "EnforceSingleRow: per " + String.join(", ", keys); }
   }
 
   static Field nullable(Field f) {

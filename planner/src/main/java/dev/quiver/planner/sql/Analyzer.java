@@ -40,6 +40,12 @@ public final class Analyzer {
   private final SelectBinder select;
   /** How deeply subqueries nest (see {@link SqlLimits#maxSubqueryDepth()}). */
   private int depth;
+  /**
+   * How many queries were analyzed: a dependent subquery is planned twice (once to find the outer columns it reads,
+   * see {@link SubqueryDecorrelator#dependent}), so nested ones multiply; bounded by {@link #MAX_ANALYSES}.
+   */
+  private int analyses;
+  static final int MAX_ANALYSES = 20_000;
 
   public Analyzer(Catalog catalog, String sql) {
     this(catalog, sql, Parameters.unbound());
@@ -92,6 +98,10 @@ public final class Analyzer {
 
   /** Analyzes {@code s} under {@code outer}; a subquery's correlated predicates go into {@code corr}. */
   Rel query(Select s, Scope outer, Correlation corr) {
+    if (++analyses > MAX_ANALYSES) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is too complex to plan: its subqueries were "
+          + "planned more than " + MAX_ANALYSES + " times (correlated subqueries nested in one another)");
+    }
     if (++depth > cx.limits().maxSubqueryDepth()) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "subqueries are nested more than " + cx.limits().maxSubqueryDepth()
           + " levels deep");
@@ -104,6 +114,9 @@ public final class Analyzer {
       entered = true;
       pushed = withAndValues.push(s);
       if (s instanceof PlainSelect ps) return select.plainSelect(ps, outer, corr);
+      if (corr != null && corr.mode == Mode.DOMAIN && !(s instanceof ParenthesedSelect)) {
+        throw QuiverException.unsupported("a set operation or VALUES in a subquery that reads the enclosing query's columns");
+      }
       if (corr != null && corr.mode != Mode.NONE && !(s instanceof ParenthesedSelect)) {
         // set operations and VALUES cannot be correlated: analyze them as stand-alone queries
         corr = null;

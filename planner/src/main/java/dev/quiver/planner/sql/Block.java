@@ -21,6 +21,11 @@ final class Block {
   final Scope scope;
   LogicalPlan plan;
   final List<UnaryOperator<LogicalPlan>> pending = new ArrayList<>();
+  /** The joins of subqueries met inside aggregate functions' arguments: applied before the aggregation. */
+  final List<UnaryOperator<LogicalPlan>> beforeAggregation = new ArrayList<>();
+  private boolean insideAggregate;
+  /** Whether the FROM clause already joined a dependent subquery's domain (see {@link FromBinder#from}). */
+  boolean domainJoined;
   final Set<String> subqueryColumns = new HashSet<>();
   private final BindingContext cx;
   private final SubqueryDecorrelator subqueries;
@@ -36,23 +41,49 @@ final class Block {
   ExprBinder binder(boolean allowAggregates, List<AggregateCall> aggregates) {
     return cx.binder(scope, allowAggregates, aggregates).withSubqueries(new ExprBinder.Subqueries() {
       @Override
+      public void insideAggregate(boolean inside) {
+        insideAggregate = inside;
+      }
+
+      @Override
       public Expr scalar(Select subquery) {
-        return subqueries.scalarSubquery(subquery, Block.this);
+        return routed(() -> subqueries.scalarSubquery(subquery, Block.this));
       }
 
       @Override
       public Expr exists(ExistsExpression exists) {
-        return subqueries.existsValue(exists, Block.this);
+        return routed(() -> subqueries.existsValue(exists, Block.this));
       }
 
       @Override
       public Expr in(Expr value, Select subquery, Expression written) {
-        return subqueries.inValue(value, subquery, written, Block.this);
+        return routed(() -> subqueries.inValue(value, subquery, written, Block.this));
+      }
+
+      @Override
+      public Expr any(Expr.CmpOp op, Expr value, Select subquery, boolean all, Expression written) {
+        return routed(() -> subqueries.anyValue(op, value, subquery, all, written, Block.this));
       }
     });
   }
 
+  /** Plans a subquery; inside an aggregate's argument, its joins go to {@link #beforeAggregation}. */
+  private Expr routed(java.util.function.Supplier<Expr> plan) {
+    boolean inside = insideAggregate;
+    insideAggregate = false;
+    int before = pending.size();
+    Expr e = plan.get();
+    if (inside) {
+      List<UnaryOperator<LogicalPlan>> added = pending.subList(before, pending.size());
+      beforeAggregation.addAll(added);
+      added.clear();
+    }
+    return e;
+  }
+
   void flush() {
+    for (UnaryOperator<LogicalPlan> p : beforeAggregation) plan = p.apply(plan);
+    beforeAggregation.clear();
     for (UnaryOperator<LogicalPlan> p : pending) plan = p.apply(plan);
     pending.clear();
   }

@@ -8,7 +8,7 @@ import net.sf.jsqlparser.expression.Expression;
 /** The correlated predicates found in a subquery's WHERE, and for SCALAR the join keys. */
 final class Correlation {
   /** How a subquery's correlated predicates are taken out of it. */
-  enum Mode { NONE, EXISTS, IN, SCALAR }
+  enum Mode { NONE, EXISTS, IN, SCALAR, DOMAIN }
 
   final Mode mode;
   final List<Expr> conjuncts = new ArrayList<>();
@@ -27,6 +27,12 @@ final class Correlation {
   dev.quiver.planner.plan.LogicalPlan outerPlan;
   /** SCALAR, set by {@link SubqueryDecorrelator#correlate}: the distinct outer values joined into the subquery, or null. */
   dev.quiver.planner.plan.LogicalPlan domain;
+  /**
+   * DOMAIN (see {@link SubqueryDecorrelator#dependent}): the subquery reads the enclosing query's columns anywhere,
+   * renamed to the columns {@code domainKeys} of {@link #domain}, the distinct outer values, which is joined into its
+   * FROM; it is grouped by them as well when it aggregates, and returns them after its own columns.
+   */
+  final List<String> domainKeys = new ArrayList<>();
   /** Whether the join back to the outer rows must match NULL keys (IS NOT DISTINCT FROM). */
   boolean nullSafeKeys;
 

@@ -98,13 +98,22 @@ public final class ExprBinder {
 
     /** {@code value IN (subquery)} as a three-valued value (not an AND-term of WHERE); {@code written} for messages. */
     Expr in(Expr value, Select subquery, Expression written);
+
+    /**
+     * Whether the next subquery is met inside an aggregate function's argument: its join then comes before the
+     * aggregation (the others' after it, where they read group keys and aggregates).
+     */
+    default void insideAggregate(boolean inside) {
+    }
+
+    /** {@code value op ANY|SOME|ALL (subquery)} as a three-valued value. */
+    Expr any(Expr.CmpOp op, Expr value, Select subquery, boolean all, Expression written);
   }
 
   /** The subquery planner of this binder, checked for use here. */
   Subqueries subqueries(Expression where) {
     if (subqueries == null) throw QuiverException.unsupported("a subquery here: " + SqlPositions.snippet(where));
-    // its join would come after the aggregation that needs its value
-    if (insideAggregate) throw QuiverException.unsupported("a subquery inside an aggregate function");
+    subqueries.insideAggregate(insideAggregate);
     return subqueries;
   }
 
@@ -265,8 +274,7 @@ public final class ExprBinder {
     }
     if (e instanceof Select sub) {
       if (subqueries == null) throw QuiverException.unsupported("a subquery here");
-      // its join would come after the aggregation that needs its value
-      if (insideAggregate) throw QuiverException.unsupported("a subquery inside an aggregate function");
+      subqueries.insideAggregate(insideAggregate);
       return subqueries.scalar(sub);
     }
     if (e instanceof net.sf.jsqlparser.expression.operators.relational.ExistsExpression x) {

@@ -27,7 +27,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * The FROM clause: tables of the catalog (or CTEs of that name), derived tables, VALUES and joins. Every column
  * gets an internal name unique in the statement; above an outer join the padded side's columns are nullable.
- * Derived tables see no outer scope (no LATERAL). The number of relations joined is bounded by
+ * Derived tables see no outer scope, except a {@code LATERAL} one, which reads the FROM items before it
+ * ({@link #lateral}). The number of relations joined is bounded by
  * {@link SqlLimits#maxRelations()}, counted over the whole statement.
  */
 final class FromBinder {
@@ -46,18 +47,63 @@ final class FromBinder {
   record From(LogicalPlan plan, List<Scope.Entry> entries) {}
 
   From from(FromItem item, List<Join> joins, Scope outer) {
-    From acc = fromItem(item, outer);
+    return from(item, joins, outer, null);
+  }
+
+  /**
+   * The FROM clause; with {@code domain} (a dependent subquery's distinct outer values, see
+   * {@link SubqueryDecorrelator#dependent}), that domain first and every derived table joined to what precedes it
+   * as a LATERAL one — so that a derived table reading the enclosing query's columns reads them from the domain.
+   * Legal (the domain is cross-joined into the subquery either way) when no RIGHT or FULL join follows.
+   */
+  From from(FromItem item, List<Join> joins, Scope outer, LogicalPlan domain) {
+    From acc;
+    if (domain != null) {
+      Join first = new Join();
+      first.setSimple(true);
+      first.setRightItem(item);
+      acc = new From(domain, List.of());
+      if (item instanceof ParenthesedSelect p) {
+        acc = lateral(acc, first, p, outer);
+      } else {
+        From f = fromItem(item, outer);
+        acc = new From(new LogicalPlan.Join(domain, f.plan(), JoinType.INNER, null), f.entries());
+      }
+    } else {
+      acc = fromItem(item, outer);
+    }
     if (joins == null) return acc;
     for (Join j : joins) {
       if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
+      if (j.getRightItem() instanceof net.sf.jsqlparser.statement.select.LateralSubSelect lateral) {
+        acc = lateral(acc, j, lateral, outer);
+        continue;
+      }
+      if (domain != null && j.getRightItem() instanceof ParenthesedSelect p && !j.isRight() && !j.isFull() && !j.isNatural()
+          && (j.getUsingColumns() == null || j.getUsingColumns().isEmpty())) {
+        acc = lateral(acc, j, p, outer);
+        continue;
+      }
       From right = fromItem(j.getRightItem(), outer);
       List<Scope.Entry> entries = new ArrayList<>(acc.entries());
       entries.addAll(right.entries());
       JoinType type = j.isFull() ? JoinType.FULL : j.isLeft() ? JoinType.LEFT : j.isRight() ? JoinType.RIGHT : JoinType.INNER;
       Scope scope = new Scope(entries, outer);
       List<Expr> conds = new ArrayList<>();
+      // ON terms with a subquery, of an inner join: a filter over the join, where the subquery joins its rows
+      List<Expression> withSubqueries = new ArrayList<>();
       if (j.getOnExpressions() != null) {
         for (Expression on : j.getOnExpressions()) {
+          if (type == JoinType.INNER && mentionsSelect(on)) {
+            for (Expression term : SubqueryDecorrelator.andTerms(on)) {
+              if (mentionsSelect(term)) {
+                withSubqueries.add(term);
+              } else {
+                conds.add(ExprBinder.settleParameters(cx.binder(scope, false, List.of()).bindPredicate(term)));
+              }
+            }
+            continue;
+          }
           ExprBinder b = cx.binder(scope, false, List.of());
           conds.add(ExprBinder.settleParameters(b.bindPredicate(on)));
         }
@@ -79,9 +125,122 @@ final class FromBinder {
       for (Scope.Entry e : acc.entries()) after.add(type == JoinType.RIGHT || type == JoinType.FULL ? nullable(e) : e);
       for (Scope.Entry e : right.entries()) after.add(type == JoinType.LEFT || type == JoinType.FULL ? nullable(e) : e);
       LogicalPlan joined = new LogicalPlan.Join(acc.plan(), right.plan(), type, cond);
+      if (!withSubqueries.isEmpty()) {
+        Block block = new Block(new Scope(after, outer), joined, cx, new SubqueryDecorrelator(analyzer));
+        List<Expr> filters = new ArrayList<>();
+        for (Expression term : withSubqueries) {
+          filters.add(ExprBinder.settleParameters(block.binder(false, List.of()).bindPredicate(term)));
+        }
+        block.flush();
+        List<LogicalPlan.NamedExpr> keep = new ArrayList<>();
+        for (Field f : joined.schema().getFields()) {
+          keep.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+        }
+        joined = new LogicalPlan.Project(new LogicalPlan.Filter(block.plan, Exprs.and(filters)), keep);
+      }
       acc = using.isEmpty() ? new From(joined, after) : merge(joined, type, using, after, acc.entries().size());
     }
     return acc;
+  }
+
+  /**
+   * {@code left [CROSS | LEFT] JOIN LATERAL (subquery) [ON …]} (or {@code left, LATERAL (…)}): the subquery reads the
+   * columns of the FROM items before it. Planned as a dependent subquery ({@link SubqueryDecorrelator#dependent}) —
+   * once for every distinct value of the columns it reads, which it returns besides its own — and joined back on
+   * them (and the ON condition). A single aggregate (no GROUP BY) has a row for every outer row: it is LEFT-joined,
+   * and an outer row it has no group for reads its columns over no rows (count 0). Uncorrelated, an ordinary join.
+   */
+  private From lateral(From left, Join j, ParenthesedSelect item, Scope outer) {
+    if (++relations > cx.limits().maxRelations()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement joins more than " + cx.limits().maxRelations()
+          + " tables and subqueries (limit " + cx.limits().maxRelations() + ")");
+    }
+    if (j.isRight() || j.isFull() || j.isNatural() || (j.getUsingColumns() != null && !j.getUsingColumns().isEmpty())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "a LATERAL subquery can only be joined by a comma, CROSS, INNER or "
+          + "LEFT JOIN with ON" + cx.at("LATERAL"));
+    }
+    String alias = item.getAlias() == null ? null : ExprBinder.unquote(item.getAlias().getName());
+    SubqueryDecorrelator.Dependent d = new SubqueryDecorrelator(analyzer)
+        .dependent(item.getSelect(), new Scope(left.entries(), outer), left.plan());
+    List<String> visible = d.visible();
+    if (item.getAlias() != null && item.getAlias().getAliasColumns() != null && !item.getAlias().getAliasColumns().isEmpty()) {
+      visible = new ArrayList<>();
+      for (var c : item.getAlias().getAliasColumns()) visible.add(ExprBinder.unquote(c.name));
+    }
+    List<Field> fields = d.plan().schema().getFields().subList(0, d.width());
+    if (visible.size() != fields.size()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the column list of " + alias + " names " + visible.size()
+          + " columns, but the query has " + fields.size());
+    }
+    List<LogicalPlan.NamedExpr> columns = new ArrayList<>();
+    for (Field f : fields) columns.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+    boolean single = d.single();
+    String found = single ? cx.names().fresh("__found") : null;
+    if (single) columns.add(new LogicalPlan.NamedExpr(Expr.Literal.TRUE, found));
+    List<String> keys = d.renamed(columns, cx.names());
+    LogicalPlan right = new LogicalPlan.Project(d.plan(), columns);
+    List<Scope.Column> cols = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      cols.add(new Scope.Column(visible.get(i), f.getName(), f.getType(), f.isNullable()));
+    }
+    Scope.Entry entry = new Scope.Entry(alias, alias == null ? "subquery" : alias, cols, Map.of());
+    List<Scope.Entry> entries = new ArrayList<>(left.entries());
+    entries.add(entry);
+    List<Expr> conds = new ArrayList<>(SubqueryDecorrelator.keyMatch(d.outerKeys(), keys, right));
+    boolean on = false;
+    if (j.getOnExpressions() != null) {
+      for (Expression e : j.getOnExpressions()) {
+        Expr c = ExprBinder.settleParameters(cx.binder(new Scope(entries, outer), false, List.of()).bindPredicate(e));
+        on |= !Expr.Literal.TRUE.equals(c);
+        conds.add(c);
+      }
+    }
+    if (j.isLeft() && (j.getOnExpressions() == null || j.getOnExpressions().isEmpty())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "LEFT JOIN needs an ON or USING condition" + cx.at("JOIN"));
+    }
+    Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
+    if (!single) {
+      JoinType type = j.isLeft() ? JoinType.LEFT : JoinType.INNER;
+      List<Scope.Entry> after = new ArrayList<>(left.entries());
+      after.add(type == JoinType.LEFT ? nullable(entry) : entry);
+      return new From(new LogicalPlan.Join(left.plan(), right, type, cond), after);
+    }
+    // one row per outer row: LEFT-joined, a missing group read over no rows
+    if (on) throw QuiverException.unsupported("an ON condition other than TRUE for a LATERAL subquery that is a single aggregate");
+    LogicalPlan joined = new LogicalPlan.Join(left.plan(), right, JoinType.LEFT, cond);
+    List<LogicalPlan.NamedExpr> exprs = new ArrayList<>();
+    for (Field f : joined.schema().getFields()) {
+      exprs.add(new LogicalPlan.NamedExpr(new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable()), f.getName()));
+    }
+    Expr missing = new Expr.IsNull(new Expr.ColumnRef(found, SqlTypes.BOOLEAN, true), false);
+    List<Scope.Column> shown = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      SubqueryDecorrelator.NoRows none = SubqueryDecorrelator.NoRows.of(d.plan(), f.getName(), d.outerValues());
+      boolean having = d.plan() instanceof LogicalPlan.Project p && p.input() instanceof LogicalPlan.Filter;
+      if (none == null || having) {
+        throw QuiverException.unsupported("a LATERAL subquery that is a single aggregate with HAVING or a further subquery");
+      }
+      Expr col = new Expr.ColumnRef(f.getName(), f.getType(), true);
+      Expr value = none.value() == SubqueryDecorrelator.NoRows.NULL ? col
+          : new Expr.Case(List.of(new Expr.When(missing, Coercion.coerce(none.value(), f.getType()))), col, f.getType());
+      String n = cx.names().fresh("__lateral");
+      exprs.add(new LogicalPlan.NamedExpr(value, n));
+      shown.add(new Scope.Column(visible.get(i), n, f.getType(), value.nullable()));
+    }
+    List<Scope.Entry> after = new ArrayList<>(left.entries());
+    after.add(new Scope.Entry(alias, alias == null ? "subquery" : alias, shown, Map.of()));
+    return new From(new LogicalPlan.Project(joined, exprs), after);
+  }
+
+  /** Whether the text of {@code e} may hold a subquery (a superset: "select" in a string counts too). */
+  private static boolean mentionsSelect(Expression e) {
+    try {
+      return e.toString().toLowerCase(java.util.Locale.ROOT).contains("select");
+    } catch (StackOverflowError tooDeep) {
+      return false;
+    }
   }
 
   /** The key columns of a {@code USING} or {@code NATURAL} join (for NATURAL: the names both sides have); else none. */
@@ -192,7 +351,8 @@ final class FromBinder {
       return new From(scan, List.of(new Scope.Entry(qualifier, table.name(), cols, table.unsupportedColumns())));
     }
     if (item instanceof ParenthesedSelect p) {
-      Rel r = analyzer.query(p.getSelect() != null ? p.getSelect() : p, null);
+      // it sees the enclosing query's columns (not its FROM siblings: those only a LATERAL one sees)
+      Rel r = analyzer.query(p.getSelect() != null ? p.getSelect() : p, outer);
       List<String> visible = r.visible();
       if (p.getAlias() != null && p.getAlias().getAliasColumns() != null && !p.getAlias().getAliasColumns().isEmpty()) {
         visible = new ArrayList<>();

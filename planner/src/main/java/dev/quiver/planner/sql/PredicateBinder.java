@@ -31,6 +31,11 @@ final class PredicateBinder {
   }
 
   Expr comparison(CmpOp op, BinaryExpression b) {
+    if (b.getRightExpression() instanceof net.sf.jsqlparser.expression.AnyComparisonExpression any) {
+      ExprBinder.Subqueries subqueries = binder.subqueries(b);
+      Expr value = ExprBinder.settleParameters(binder.bind(b.getLeftExpression()));
+      return subqueries.any(op, value, any.getSelect(), any.getAnyType() == net.sf.jsqlparser.expression.AnyType.ALL, b);
+    }
     return compare(op, binder.bind(b.getLeftExpression()), binder.bind(b.getRightExpression()), b);
   }
 

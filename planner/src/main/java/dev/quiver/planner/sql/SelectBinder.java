@@ -63,16 +63,30 @@ final class SelectBinder {
       if (ps.getJoins() != null && !ps.getJoins().isEmpty()) throw QuiverException.unsupported("JOIN without FROM");
       b = new Block(new Scope(List.of(), outer), new LogicalPlan.OneRow(), cx, subqueries);
     } else {
-      FromBinder.From f = from.from(ps.getFromItem(), ps.getJoins(), outer);
+      // the dependent join: every row of the FROM clause once for every distinct value of the outer columns read —
+      // the domain first when no RIGHT / FULL join follows, so that derived tables may read it
+      boolean domainFirst = corr != null && corr.mode == Mode.DOMAIN && (ps.getJoins() == null
+          || ps.getJoins().stream().noneMatch(j -> j.isRight() || j.isFull()));
+      FromBinder.From f = from.from(ps.getFromItem(), ps.getJoins(), outer, domainFirst ? corr.domain : null);
       b = new Block(new Scope(f.entries(), outer), f.plan(), cx, subqueries);
+      if (domainFirst) b.domainJoined = true;
     }
     Set<String> outerNames = b.scope.outerNames();
+    boolean domain = corr != null && corr.mode == Mode.DOMAIN;
+    if (domain && !b.domainJoined) {
+      b.plan = ps.getFromItem() == null ? corr.domain : new LogicalPlan.Join(b.plan, corr.domain, LogicalPlan.JoinType.INNER, null);
+    }
 
     // WHERE: subquery predicates become joins, correlated predicates are taken out for the caller
     if (ps.getWhere() != null) {
       List<Expr> filters = new ArrayList<>();
       for (Expression term : SubqueryDecorrelator.andTerms(ps.getWhere())) {
-        if (subqueries.subqueryPredicate(term, b)) continue;
+        try {
+          if (subqueries.subqueryPredicate(term, b)) continue;
+        } catch (QuiverException notAsJoin) {
+          // correlated outside the subquery's WHERE: planned as a value below (a filter on its mark)
+          if (notAsJoin.code() != ErrorCode.UNSUPPORTED) throw notAsJoin;
+        }
         Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
         if (SqlTypes.isNull(bound.type())) bound = Coercion.coerce(bound, SqlTypes.BOOLEAN);
         if (!SqlTypes.isBoolean(bound.type())) {
@@ -80,7 +94,7 @@ final class SelectBinder {
               "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
                   + SqlPositions.snippet(term));
         }
-        if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
+        if (corr != null && corr.mode != Mode.NONE && !domain && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
           corr.conjuncts.add(bound);
           corr.written.add(term);
         } else {
@@ -252,12 +266,26 @@ final class SelectBinder {
       }
     }
     boolean grouped = ps.getGroupBy() != null || !aggregates.isEmpty();
+    List<Expr> domainRefs = new ArrayList<>();
+    if (domain) {
+      for (String k : corr.domainKeys) domainRefs.add(ref(field(b.plan, k)));
+      // aggregated once per outer value: the outer value is a group key too
+      if (grouped) groupExprs.addAll(0, domainRefs);
+      for (AggregateCall c : aggregates) {
+        if (c.arg() != null && !Exprs.columns(c.arg()).isEmpty() && corr.domainKeys.containsAll(Exprs.columns(c.arg()))) {
+          throw QuiverException.unsupported("an aggregate of only the enclosing query's columns inside a subquery (it would "
+              + "aggregate the enclosing query)");
+        }
+      }
+    }
     boolean scalarCorrelated = correlated && corr.mode == Mode.SCALAR;
-    if (correlated && corr.mode == Mode.IN && grouped) {
-      throw QuiverException.unsupported("a correlated IN subquery with GROUP BY or aggregates");
+    boolean limited = ps.getLimit() != null || ps.getOffset() != null || ps.getFetch() != null;
+    if (correlated && corr.mode == Mode.IN && (grouped || limited)) {
+      throw QuiverException.unsupported("a correlated IN subquery with GROUP BY, aggregates or LIMIT");
     }
     if (scalarCorrelated) {
-      if (!grouped || ps.getGroupBy() != null) {
+      // (LIMIT would apply to all the groups at once: the general way numbers the rows per outer value)
+      if (!grouped || ps.getGroupBy() != null || limited) {
         throw QuiverException.unsupported("a correlated scalar subquery that is not a single aggregate (add an aggregate such as max())");
       }
       b.plan = subqueries.correlate(corr, outerNames, b.plan);
@@ -275,6 +303,9 @@ final class SelectBinder {
         groupRefs.put(g, new Expr.ColumnRef(n, g.type(), g.nullable()));
       }
       if (scalarCorrelated) for (Expr k : corr.innerKeys) corr.keyNames.add(groupRefs.get(k).name());
+      // subqueries inside aggregate functions' arguments: joined to the rows they aggregate
+      for (java.util.function.UnaryOperator<LogicalPlan> p : b.beforeAggregation) b.plan = p.apply(b.plan);
+      b.beforeAggregation.clear();
       // a group key that reads a subquery's value (GROUP BY a CASE over IN (subquery)): join the subqueries first
       if (groups.stream().anyMatch(g -> SubqueryDecorrelator.intersects(Exprs.columns(g.expr()), b.subqueryColumns))) {
         b.flush();
@@ -310,6 +341,15 @@ final class SelectBinder {
     }
     if (!windowCalls.isEmpty()) {
       if (correlated && corr.mode != Mode.NONE) throw QuiverException.unsupported("a window function in a correlated subquery");
+      if (domain) {
+        // a window per outer value: its partitions split by the domain's columns too
+        windowCalls.replaceAll(w -> {
+          List<Expr> partition = new ArrayList<>(domainRefs);
+          partition.addAll(w.partitionBy());
+          return new LogicalPlan.WindowCall(w.func(), w.agg(), w.distinct(), w.args(), partition, w.orderBy(), w.frame(),
+              w.type(), w.nullable(), w.name());
+        });
+      }
       b.plan = new LogicalPlan.Window(b.plan, windowCalls);
     }
     if (qualify != null) {
@@ -330,6 +370,14 @@ final class SelectBinder {
       outputs.add(new NamedExpr(x, n));
     }
     int visibleCount = outputs.size();
+    if (domain) {
+      for (Expr d : domainRefs) {
+        Expr x = grouped ? postAggregate(d, Map.of(), postAggNames) : d;
+        String n = ((Expr.ColumnRef) d).name();
+        used.add(n);
+        outputs.add(new NamedExpr(x, n));
+      }
+    }
     if (correlated && corr.mode == Mode.IN) {
       // the correlated predicates read inner columns: pass them through
       for (Expr c : corr.conjuncts) {
@@ -378,9 +426,29 @@ final class SelectBinder {
       b.plan = SetOperationBinder.distinct(b.plan);
     }
     long[] lo = OrderAndLimit.limitOffset(ps, cx);
+    if (domain && (lo[0] >= 0 || lo[1] > 0)) {
+      // LIMIT / OFFSET per outer value: the rows numbered in ORDER BY order within each domain value
+      String rn = cx.names().fresh("__row");
+      List<Expr> partition = new ArrayList<>();
+      for (Expr d : domainRefs) partition.add(new Expr.ColumnRef(((Expr.ColumnRef) d).name(), d.type(), d.nullable()));
+      b.plan = new LogicalPlan.Window(b.plan, List.of(new LogicalPlan.WindowCall(LogicalPlan.WindowFunc.ROW_NUMBER, null,
+          false, List.of(), partition, keys, null, SqlTypes.BIGINT, false, rn)));
+      Expr row = new Expr.ColumnRef(rn, SqlTypes.BIGINT, false);
+      Expr keep = new Expr.Comparison(Expr.CmpOp.GT, row, new Expr.Literal(lo[1], SqlTypes.BIGINT));
+      if (lo[0] >= 0) {
+        keep = new Expr.And(keep, new Expr.Comparison(Expr.CmpOp.LE, row,
+            new Expr.Literal(OrderAndLimit.saturatedAdd(lo[0], lo[1]), SqlTypes.BIGINT)));
+      }
+      b.plan = new LogicalPlan.Filter(b.plan, keep);
+      List<NamedExpr> back = new ArrayList<>();
+      for (NamedExpr o : outputs) back.add(new NamedExpr(refOf(o), o.name()));
+      b.plan = new LogicalPlan.Project(b.plan, back);
+      keys.clear();
+      lo = new long[] {-1, 0};
+    }
     if (!keys.isEmpty()) b.plan = new LogicalPlan.Sort(b.plan, keys, lo[0] < 0 ? -1 : OrderAndLimit.saturatedAdd(lo[0], lo[1]));
     b.plan = OrderAndLimit.limit(b.plan, lo);
-    if (outputs.size() > visibleCount && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
+    if (outputs.size() > visibleCount && !domain && !(correlated && (corr.mode == Mode.IN || corr.mode == Mode.SCALAR))) {
       List<NamedExpr> keep = new ArrayList<>();
       for (int i = 0; i < visibleCount; i++) keep.add(new NamedExpr(refOf(outputs.get(i)), outputs.get(i).name()));
       b.plan = new LogicalPlan.Project(b.plan, keep);
@@ -390,7 +458,7 @@ final class SelectBinder {
     }
     // what the subquery's WHERE correlates was taken out above; any other outer reference (in the select list, an
     // aggregate's argument, …) would be read from rows that do not have it
-    if (corr != null && corr.mode != Mode.NONE && SubqueryDecorrelator.hasReference(b.plan, outerNames, corr.domain)) {
+    if (corr != null && corr.mode != Mode.NONE && !domain && SubqueryDecorrelator.hasReference(b.plan, outerNames, corr.domain)) {
       throw QuiverException.unsupported("a correlated reference outside the subquery's WHERE clause");
     }
     return new Rel(b.plan, visible);
