@@ -25,6 +25,9 @@ final class QuerySuite {
   /** What to run: {@code title} heads the Markdown file, {@code tables} become DuckDB views over {@code data}. */
   record Spec(String title, String dataNote, Path data, List<String> tables, List<Query> queries) {}
 
+  /** Quiver's statement timeout for each query of a suite. */
+  static final long QUIVER_TIMEOUT_MS = 300_000;
+
   private QuerySuite() {}
 
   /** Runs {@code spec} ({@code runs} timed runs a query, at most {@code maxWarmUp} warm-up runs), writes {@code out}. */
@@ -49,6 +52,10 @@ final class QuerySuite {
     try (QuiverServer server = QuiverServer.start(spec.data().toString(), "127.0.0.1", 0, 8L << 30);
         Connection quiver = DriverManager.getConnection(server.jdbcUrl());
         Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+      try (Statement s = quiver.createStatement()) {
+        // a runaway plan fails its row (TIMED_OUT) instead of holding the whole run
+        s.execute("SET quiver.statement_timeout_ms = " + QUIVER_TIMEOUT_MS);
+      }
       try (Statement s = duck.createStatement()) {
         s.execute("SET threads = 2");
         for (String t : spec.tables()) {

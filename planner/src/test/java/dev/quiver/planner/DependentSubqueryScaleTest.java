@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -191,22 +190,8 @@ class DependentSubqueryScaleTest {
 
   /** Runs {@code sql}; the allocator is closed after, so a leak fails the test. */
   private static List<List<Object>> run(String sql) {
-    List<List<Object>> out = new ArrayList<>();
     try (BufferAllocator allocator = new RootAllocator(256 << 20)) {
-      PreparedQuery q = engine.prepare(sql, allocator, QuerySettings.DEFAULT);
-      try (QueryExecution ex = engine.execute(q, allocator)) {
-        VectorSchemaRoot next;
-        while ((next = ex.next()) != null) {
-          try (VectorSchemaRoot b = next) {
-            for (int i = 0; i < b.getRowCount(); i++) {
-              List<Object> row = new ArrayList<>();
-              for (var v : b.getFieldVectors()) row.add(v.getObject(i));
-              out.add(row);
-            }
-          }
-        }
-      }
+      return TestTables.run(engine, allocator, sql);
     }
-    return out;
   }
 }
