@@ -273,7 +273,7 @@ public final class ExprBinder {
       return parameters.placeholder(p.getIndex());
     }
     if (e instanceof Select sub) {
-      if (subqueries == null) throw QuiverException.unsupported("a subquery here");
+      if (subqueries == null) throw QuiverException.unsupported("a subquery here", SqlPositions.located(sql, sub));
       subqueries.insideAggregate(insideAggregate);
       return subqueries.scalar(sub);
     }

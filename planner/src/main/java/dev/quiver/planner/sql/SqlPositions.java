@@ -44,6 +44,16 @@ public final class SqlPositions {
     return p == null ? "" : " at " + p;
   }
 
+  /**
+   * " at line:column" of {@code node}'s printed text in {@code sql} (the parser's printing of a subquery usually
+   * equals its text), or "" when that text is not found verbatim.
+   */
+  public static String located(String sql, Object node) {
+    String text = snippet(node);
+    int at = sql == null ? -1 : sql.indexOf(text); // a cut snippet is never found verbatim
+    return at < 0 ? "" : " at " + at(sql, at);
+  }
+
   /** The SQL text of {@code node} for an error message, cut to {@link #SNIPPET} characters. */
   public static String snippet(Object node) {
     String s;
