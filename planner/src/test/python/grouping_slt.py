@@ -6,28 +6,10 @@ writes (run SltFilesTest once first, so that planner/target/slt-tables exists). 
 (the second file: a few end-to-end records over the sample data, ~/.cache/quiver/sample-v2.)
 The error records at the end are Quiver's own messages (DuckDB words them differently), written here by hand.
 """
-import datetime, decimal, glob, math, os, sys
+import glob, os, sys
 import duckdb
 
-def java_double(x):
-    if math.isnan(x): return "NaN"
-    if math.isinf(x): return "Infinity" if x > 0 else "-Infinity"
-    if x == 0: return "-0.0" if math.copysign(1, x) < 0 else "0.0"
-    a = abs(x)
-    if 1e-3 <= a < 1e7:
-        r = repr(x)
-        return r if ('.' in r and 'e' not in r) else (format(x, 'f') if 'e' in r else r + ".0")
-    raise Exception("format " + repr(x))
-
-def render(v):
-    if v is None: return "null"
-    if isinstance(v, bool): return "true" if v else "false"
-    if isinstance(v, float): return java_double(v)
-    if isinstance(v, decimal.Decimal): return format(v, 'f')
-    if isinstance(v, (datetime.date, datetime.datetime)): return v.isoformat()
-    s = str(v)
-    return "(empty)" if s == "" else s
-
+from slt_duckdb_check import render  # values printed as SltFilesTest prints them
 # d: NULLs in both keys, a NULL value, ties; for NULL-in-the-data vs NULL-because-rolled-up
 D = "WITH d(a, b, v, w) AS (VALUES (NULL, 1, 10, 'p'), (1, NULL, 20, 'q'), (1, 1, 30, NULL), (NULL, NULL, 40, 'r'), (1, 1, NULL, 's'), (2, 1, 5, 'q'), (3, 2, NULL, NULL)) "
 Q = [

@@ -77,4 +77,5 @@ def main():
             print(f"DIFFERS {where}: {sql}\n  slt:    {want[:8]}\n  duckdb: {got[:8]}")
     print(f"{same} same, {differ} differ, {failed} not run by DuckDB")
 
-main()
+if __name__ == "__main__":
+    main()
