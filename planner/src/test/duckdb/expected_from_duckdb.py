@@ -4,7 +4,8 @@ read (planner/target/slt-tables, written when SltFilesTest runs).
     python3 planner/src/test/duckdb/expected_from_duckdb.py CASES_FILE > records.slt
 
 CASES_FILE holds cases separated by blank lines: optional '# comment' lines, then the SQL (one or more lines).
-A case whose SQL starts with 'rowsort:' is emitted as 'query ... rowsort'. Values print as the slt runner prints
+A case whose SQL starts with 'rowsort:' is emitted as 'query ... rowsort'. A line '-- duckdb:' ends the SQL of the
+record; DuckDB then runs the equivalent SQL after it instead (for a shape DuckDB cannot plan as written). Values print as the slt runner prints
 them: null, true/false, integers, decimals with their scale, an empty string as (empty).
 """
 import decimal
@@ -55,10 +56,15 @@ def main():
         lines = block.strip().splitlines()
         comments = [l for l in lines if l.startswith("#")]
         sql = "\n".join(l for l in lines if not l.startswith("#"))
+        # "-- duckdb:" on its own line: the SQL after it is an equivalent DuckDB runs instead (one it cannot plan
+        # as written, e.g. a correlated subquery in an outer join's ON); the record shows the SQL before it
+        run = None
+        if "\n-- duckdb:\n" in sql:
+            sql, run = sql.split("\n-- duckdb:\n", 1)
         rowsort = sql.startswith("rowsort:")
         if rowsort:
             sql = sql[len("rowsort:"):].lstrip()
-        rows = con.execute(sql).fetchall()
+        rows = con.execute(run if run is not None else sql).fetchall()
         types = "".join(letter([r[i] for r in rows]) for i in range(len(con.description)))
         out = [" | ".join(fmt(v) for v in r) for r in rows]
         if rowsort:
