@@ -86,6 +86,17 @@ public final class Analyzer {
     return new LogicalPlan.Project(r.plan(), out);
   }
 
+  /** VALUES as an operand of a dependent subquery: its rows once per domain value, the domain's columns after its own. */
+  static Rel domainValues(Rel values, Correlation corr) {
+    LogicalPlan joined = new LogicalPlan.Join(values.plan(), corr.domain, LogicalPlan.JoinType.INNER, null);
+    List<NamedExpr> out = new ArrayList<>();
+    for (Field f : values.plan().schema().getFields()) out.add(new NamedExpr(ref(f), f.getName()));
+    for (Field f : corr.domain.schema().getFields()) {
+      if (corr.domainKeys.contains(f.getName())) out.add(new NamedExpr(ref(f), f.getName()));
+    }
+    return new Rel(new LogicalPlan.Project(joined, out), values.visible());
+  }
+
   private static Expr.ColumnRef ref(Field f) {
     return new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
   }
@@ -115,7 +126,21 @@ public final class Analyzer {
       pushed = withAndValues.push(s);
       if (s instanceof PlainSelect ps) return select.plainSelect(ps, outer, corr);
       if (corr != null && corr.mode == Mode.DOMAIN && !(s instanceof ParenthesedSelect)) {
-        throw QuiverException.unsupported("a set operation or VALUES in a subquery that reads the enclosing query's columns");
+        // a dependent subquery that is a set operation or VALUES: each operand joined with the domain and returning
+        // its columns, so that the operation keeps the outer values apart (INTERSECT / EXCEPT compare them too)
+        if (s.getLimit() != null || s.getOffset() != null || s.getFetch() != null) {
+          throw QuiverException.unsupported("LIMIT or OFFSET on a set operation in a subquery that reads the enclosing "
+              + "query's columns");
+        }
+        Rel r;
+        if (s instanceof SetOperationList so) {
+          r = setOperations.setOperation(so, outer, corr);
+        } else if (s instanceof Values v) {
+          r = domainValues(withAndValues.values(v), corr);
+        } else {
+          throw QuiverException.unsupported(s.getClass().getSimpleName() + " in a subquery that reads the enclosing query's columns");
+        }
+        return OrderAndLimit.outputs(r, s, cx);
       }
       if (corr != null && corr.mode != Mode.NONE && !(s instanceof ParenthesedSelect)) {
         // set operations and VALUES cannot be correlated: analyze them as stand-alone queries

@@ -24,6 +24,18 @@ final class Block {
   /** The joins of subqueries met inside aggregate functions' arguments: applied before the aggregation. */
   final List<UnaryOperator<LogicalPlan>> beforeAggregation = new ArrayList<>();
   private boolean insideAggregate;
+  /**
+   * Whether GROUP BY is being bound: its subqueries join the rows before the aggregation, and one written the same
+   * way in the select list, HAVING or ORDER BY (bound before it) is the same join, moved there, so that those
+   * expressions read the group key.
+   */
+  boolean groupBy;
+
+  /** A subquery planned in this block: its value and the joins that bring it, and whether they go before the aggregation. */
+  private record Planned(Expr value, List<UnaryOperator<LogicalPlan>> joins, boolean beforeAggregation) {}
+
+  /** The subqueries planned since the last {@link #flush()}, by their text: one written twice is planned once. */
+  private final java.util.Map<String, Planned> planned = new java.util.HashMap<>();
   /** Whether the FROM clause already joined a dependent subquery's domain (see {@link FromBinder#from}). */
   boolean domainJoined;
   final Set<String> subqueryColumns = new HashSet<>();
@@ -47,38 +59,66 @@ final class Block {
 
       @Override
       public Expr scalar(Select subquery) {
-        return routed(() -> subqueries.scalarSubquery(subquery, Block.this));
+        return routed(key("scalar", subquery), () -> subqueries.scalarSubquery(subquery, Block.this));
       }
 
       @Override
       public Expr exists(ExistsExpression exists) {
-        return routed(() -> subqueries.existsValue(exists, Block.this));
+        return routed(key("exists", exists), () -> subqueries.existsValue(exists, Block.this));
       }
 
       @Override
       public Expr in(Expr value, Select subquery, Expression written) {
-        return routed(() -> subqueries.inValue(value, subquery, written, Block.this));
+        return routed(key("in", written), () -> subqueries.inValue(value, subquery, written, Block.this));
       }
 
       @Override
       public Expr any(Expr.CmpOp op, Expr value, Select subquery, boolean all, Expression written) {
-        return routed(() -> subqueries.anyValue(op, value, subquery, all, written, Block.this));
+        return routed(key((all ? "all " : "any ") + op, written), () -> subqueries.anyValue(op, value, subquery, all, written, Block.this));
       }
     });
   }
 
-  /** Plans a subquery; inside an aggregate's argument, its joins go to {@link #beforeAggregation}. */
-  private Expr routed(java.util.function.Supplier<Expr> plan) {
-    boolean inside = insideAggregate;
+  /**
+   * Plans a subquery; inside an aggregate's argument or in GROUP BY, its joins go to {@link #beforeAggregation}. One
+   * already planned with the same text ({@code key}) and the same placement is reused; GROUP BY moves its joins
+   * before the aggregation.
+   */
+  private Expr routed(String key, java.util.function.Supplier<Expr> plan) {
+    boolean inside = insideAggregate || groupBy;
     insideAggregate = false;
+    Planned seen = key == null ? null : planned.get(key);
+    if (seen != null && (seen.beforeAggregation() == inside || groupBy)) {
+      if (groupBy && !seen.beforeAggregation()) {
+        for (UnaryOperator<LogicalPlan> j : seen.joins()) if (pending.remove(j)) beforeAggregation.add(j);
+        planned.put(key, new Planned(seen.value(), seen.joins(), true));
+      }
+      return seen.value();
+    }
     int before = pending.size();
     Expr e = plan.get();
+    List<UnaryOperator<LogicalPlan>> added = pending.subList(before, pending.size());
+    List<UnaryOperator<LogicalPlan>> joins = List.copyOf(added);
     if (inside) {
-      List<UnaryOperator<LogicalPlan>> added = pending.subList(before, pending.size());
       beforeAggregation.addAll(added);
       added.clear();
     }
+    if (key != null) planned.put(key, new Planned(e, joins, inside));
     return e;
+  }
+
+  /**
+   * What identifies a subquery: its kind and text; null (never reused) when it is too deep to print or holds a
+   * {@code ?}, which prints the same for different parameters.
+   */
+  private static String key(String kind, Object node) {
+    String text;
+    try {
+      text = String.valueOf(node);
+    } catch (StackOverflowError tooDeep) {
+      return null;
+    }
+    return text.indexOf('?') >= 0 ? null : kind + " " + text;
   }
 
   void flush() {
@@ -86,5 +126,6 @@ final class Block {
     beforeAggregation.clear();
     for (UnaryOperator<LogicalPlan> p : pending) plan = p.apply(plan);
     pending.clear();
+    planned.clear();
   }
 }

@@ -221,8 +221,9 @@ final class SelectBinder {
     List<List<Expr>> groupingSets = null; // null: one set, the plain GROUP BY
     if (ps.getGroupBy() != null) {
       ExpressionList<?> gl = ps.getGroupBy().getGroupByExpressionList();
-      // no subqueries in GROUP BY: their joins would come after the aggregation that groups by them
-      ExprBinder gb = cx.binder(b.scope, false, List.of());
+      // subqueries in GROUP BY join the rows before the aggregation (see Block#groupBy)
+      ExprBinder gb = b.binder(false, List.of());
+      b.groupBy = true;
       List<List<List<Expression>>> factors = new ArrayList<>(); // each a list of sets; GROUP BY is their cross product
       boolean sets = false;
       if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) {
@@ -251,6 +252,7 @@ final class SelectBinder {
         boundSets.add(keys);
       }
       if (sets) groupingSets = boundSets;
+      b.groupBy = false;
     }
     for (AggregateBinder.GroupingCall g : groupingCalls) {
       if (ps.getGroupBy() == null) {
@@ -306,8 +308,12 @@ final class SelectBinder {
       // subqueries inside aggregate functions' arguments: joined to the rows they aggregate
       for (java.util.function.UnaryOperator<LogicalPlan> p : b.beforeAggregation) b.plan = p.apply(b.plan);
       b.beforeAggregation.clear();
-      // a group key that reads a subquery's value (GROUP BY a CASE over IN (subquery)): join the subqueries first
-      if (groups.stream().anyMatch(g -> SubqueryDecorrelator.intersects(Exprs.columns(g.expr()), b.subqueryColumns))) {
+      // a group key that reads a subquery's value not joined yet (GROUP BY an output alias of one): join the
+      // subqueries first
+      Set<String> below = new HashSet<>();
+      for (Field f : b.plan.schema().getFields()) below.add(f.getName());
+      if (groups.stream().anyMatch(g -> Exprs.columns(g.expr()).stream()
+          .anyMatch(c -> b.subqueryColumns.contains(c) && !below.contains(c)))) {
         b.flush();
       }
       if (groupingSets != null || !groupingCalls.isEmpty()) {

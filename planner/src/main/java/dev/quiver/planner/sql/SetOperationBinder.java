@@ -50,6 +50,29 @@ final class SetOperationBinder {
   }
 
   Rel setOperation(SetOperationList so, Scope outer) {
+    return setOperation(so, outer, null);
+  }
+
+  /**
+   * The same; with {@code domain} (a dependent subquery's correlation, see {@link SubqueryDecorrelator#dependent}),
+   * every operand is analyzed as a dependent query of its own over that domain — joined with it, returning the
+   * domain's columns after its own — and the operation then covers those columns too: a UNION keeps equal rows of
+   * two outer values apart, INTERSECT / EXCEPT match a row only with one of the same outer value (IS NOT DISTINCT
+   * FROM, as for the other columns).
+   */
+  Rel setOperation(SetOperationList so, Scope outer, Correlation domain) {
+    this.domain = domain;
+    try {
+      return operation(so, outer);
+    } finally {
+      this.domain = null;
+    }
+  }
+
+  /** The correlation of the dependent subquery being analyzed, or null (see {@link #setOperation(SetOperationList, Scope, Correlation)}). */
+  private Correlation domain;
+
+  private Rel operation(SetOperationList so, Scope outer) {
     List<Select> selects = so.getSelects();
     // INTERSECT and EXCEPT nest their plans (a chain of UNIONs does not): bound the depth like expressions'
     long nesting = so.getOperations().stream().filter(o -> !(o instanceof UnionOp)).count();
@@ -105,11 +128,18 @@ final class SetOperationBinder {
       inner = p.getSelect();
     }
     Select saved = untypedNullsAllowed;
+    Correlation d = domain;
     untypedNullsAllowed = inner;
+    domain = null; // an operand's own subqueries and set operations are not the dependent one
     try {
-      return analyzer.query(s, outer);
+      if (d == null) return analyzer.query(s, outer);
+      Correlation branch = new Correlation(Correlation.Mode.DOMAIN);
+      branch.domain = d.domain;
+      branch.domainKeys.addAll(d.domainKeys);
+      return analyzer.query(s, outer, branch);
     } finally {
       untypedNullsAllowed = saved;
+      domain = d;
     }
   }
 
@@ -180,6 +210,7 @@ final class SetOperationBinder {
       l = numbered(l);
       r = numbered(r);
     }
+    r = apart(r, l);
     List<Field> lf = l.schema().getFields();
     List<Field> rf = r.schema().getFields();
     List<Expr> conds = new ArrayList<>();
@@ -189,6 +220,23 @@ final class SetOperationBinder {
     List<NamedExpr> keep = new ArrayList<>();
     for (Field f : lf2) keep.add(new NamedExpr(ref(f), f.getName()));
     return new Rel(new LogicalPlan.Project(join, keep), left.visible());
+  }
+
+  /**
+   * {@code right} with its columns that {@code left} has too (a dependent subquery's domain columns, which every
+   * operand returns) under fresh names, so that a join of the two tells them apart.
+   */
+  private LogicalPlan apart(LogicalPlan right, LogicalPlan left) {
+    java.util.Set<String> taken = new java.util.HashSet<>();
+    for (Field f : left.schema().getFields()) taken.add(f.getName());
+    List<NamedExpr> out = new ArrayList<>();
+    boolean clash = false;
+    for (Field f : right.schema().getFields()) {
+      boolean c = taken.contains(f.getName());
+      clash |= c;
+      out.add(new NamedExpr(ref(f), c ? cx.names().fresh(f.getName()) : f.getName()));
+    }
+    return clash ? new LogicalPlan.Project(right, out) : right;
   }
 
   /** {@code plan} with one more column: {@code row_number() OVER (PARTITION BY every column)}. */
