@@ -92,6 +92,10 @@ final class FromBinder {
       List<Expr> conds = new ArrayList<>();
       // ON terms with a subquery, of an inner join: a filter over the join, where the subquery joins its rows
       List<Expression> withSubqueries = new ArrayList<>();
+      if (type != JoinType.INNER && j.getOnExpressions() != null && j.getOnExpressions().stream().anyMatch(FromBinder::mentionsSelect)) {
+        acc = outerJoinWithSubqueries(acc, right, type, j.getOnExpressions(), outer);
+        continue;
+      }
       if (j.getOnExpressions() != null) {
         for (Expression on : j.getOnExpressions()) {
           if (type == JoinType.INNER && mentionsSelect(on)) {
@@ -232,6 +236,136 @@ final class FromBinder {
     List<Scope.Entry> after = new ArrayList<>(left.entries());
     after.add(new Scope.Entry(alias, alias == null ? "subquery" : alias, shown, Map.of()));
     return new From(new LogicalPlan.Project(joined, exprs), after);
+  }
+
+  /**
+   * {@code left LEFT | RIGHT | FULL JOIN right ON c}, where {@code c} holds subqueries (correlated with either side,
+   * both, or neither): the ON decides which pairs match, and only that. It reads each side through the columns its
+   * text names, so it is evaluated once per pair of distinct values of those columns — M, the pairs of the domains
+   * DL (of the left side's columns) and DR (of the right side's) for which {@code c} holds, planned like a WHERE
+   * over {@code DL × DR} (its subqueries semi / anti / mark joins over the domains), with a marker column. Then
+   * {@code left LEFT JOIN M} on the left columns = DL's (NULL matching NULL: D holds NULLs, and {@code c} was
+   * evaluated for them) and that {@code type JOIN right} on the marker and the right columns = DR's. Exact: a left
+   * row gets one row per DR value its columns' DL value pairs with, each of which matches exactly the right rows of
+   * that value — every DR value has some, so a left row with pairs is never padded, and one without (marker NULL)
+   * matches nothing and is padded by a LEFT / FULL join; right rows nothing matched are padded by RIGHT / FULL.
+   */
+  private From outerJoinWithSubqueries(From left, From right, JoinType type, java.util.Collection<Expression> ons, Scope outer) {
+    List<Scope.Entry> entries = new ArrayList<>(left.entries());
+    entries.addAll(right.entries());
+    Scope scope = new Scope(entries, outer);
+    SubqueryDecorrelator decorrelator = new SubqueryDecorrelator(analyzer);
+    List<Field> leftFields = left.plan().schema().getFields();
+    List<Field> rightFields = right.plan().schema().getFields();
+    java.util.Set<String> candidates = new java.util.HashSet<>();
+    for (Field f : leftFields) candidates.add(f.getName());
+    for (Field f : rightFields) candidates.add(f.getName());
+    java.util.Set<String> read = new java.util.HashSet<>();
+    for (Expression on : ons) {
+      String text;
+      try {
+        text = on.toString();
+      } catch (StackOverflowError tooDeep) {
+        text = null;
+      }
+      read.addAll(text == null ? candidates : decorrelator.mentioned(text, scope, candidates));
+    }
+    Map<String, String> renamed = new java.util.LinkedHashMap<>();
+    List<Expr> leftKeys = new ArrayList<>();
+    List<String> dl = new ArrayList<>();
+    LogicalPlan leftDomain = domain(left.plan(), leftFields, read, renamed, leftKeys, dl);
+    List<Expr> rightKeys = new ArrayList<>();
+    List<String> dr = new ArrayList<>();
+    LogicalPlan rightDomain = domain(right.plan(), rightFields, read, renamed, rightKeys, dr);
+    // the ON over the pairs of domain values, the columns renamed to the domains'
+    List<Scope.Entry> pairEntries = new ArrayList<>();
+    for (Scope.Entry e : entries) {
+      List<Scope.Column> cols = new ArrayList<>();
+      for (Scope.Column c : e.columns()) {
+        cols.add(new Scope.Column(c.name(), renamed.getOrDefault(c.internal(), c.internal()), c.type(), c.nullable(),
+            c.qualifiedOnly()));
+      }
+      pairEntries.add(new Scope.Entry(e.qualifier(), e.table(), cols, e.unsupported()));
+    }
+    Block pairs = new Block(new Scope(pairEntries, SubqueryDecorrelator.renamedScope(outer, renamed)),
+        new LogicalPlan.Join(leftDomain, rightDomain, JoinType.INNER, null), cx, decorrelator);
+    // the terms without subqueries first, so that the subqueries' domains are the pairs they admit
+    List<Expression> terms = new ArrayList<>();
+    for (Expression on : ons) terms.addAll(SubqueryDecorrelator.andTerms(on));
+    List<Expr> plain = new ArrayList<>();
+    for (Expression term : terms) {
+      if (!mentionsSelect(term)) plain.add(ExprBinder.settleParameters(pairs.binder(false, List.of()).bindPredicate(term)));
+    }
+    if (!plain.isEmpty()) pairs.plan = new LogicalPlan.Filter(pairs.plan, Exprs.and(plain));
+    List<Expr> filters = new ArrayList<>();
+    for (Expression term : terms) {
+      if (!mentionsSelect(term)) continue;
+      try {
+        if (decorrelator.subqueryPredicate(term, pairs)) continue;
+      } catch (QuiverException notAsJoin) {
+        // correlated outside the subquery's WHERE: planned as a value below
+        if (notAsJoin.code() != ErrorCode.UNSUPPORTED) throw notAsJoin;
+      }
+      filters.add(ExprBinder.settleParameters(pairs.binder(false, List.of()).bindPredicate(term)));
+    }
+    pairs.flush();
+    LogicalPlan matched = filters.isEmpty() ? pairs.plan : new LogicalPlan.Filter(pairs.plan, Exprs.and(filters));
+    java.util.Set<String> unreachable = new java.util.HashSet<>(scope.outerNames());
+    unreachable.removeAll(candidates);
+    unreachable.removeAll(renamed.values());
+    if (SubqueryDecorrelator.hasReference(matched, unreachable, leftDomain)
+        || SubqueryDecorrelator.hasReference(matched, unreachable, rightDomain)) {
+      throw QuiverException.unsupported("a subquery in the ON of a " + type + " JOIN that reads a column of an enclosing "
+          + "query (whose values this join's rows do not carry)", SqlPositions.located(cx.sql(), ons.iterator().next()));
+    }
+    String present = cx.names().fresh("__pair");
+    List<LogicalPlan.NamedExpr> mColumns = new ArrayList<>();
+    for (String k : dl) mColumns.add(new LogicalPlan.NamedExpr(column(matched, k), k));
+    for (String k : dr) mColumns.add(new LogicalPlan.NamedExpr(column(matched, k), k));
+    mColumns.add(new LogicalPlan.NamedExpr(Expr.Literal.TRUE, present));
+    LogicalPlan m = new LogicalPlan.Project(matched, mColumns);
+    List<Expr> leftMatch = SubqueryDecorrelator.keyMatch(leftKeys, dl, m);
+    LogicalPlan withPairs = new LogicalPlan.Join(left.plan(), m, type == JoinType.RIGHT ? JoinType.INNER : JoinType.LEFT,
+        leftMatch.isEmpty() ? Expr.Literal.TRUE : Exprs.and(leftMatch));
+    List<Expr> rightMatch = new ArrayList<>();
+    rightMatch.add(new Expr.ColumnRef(present, SqlTypes.BOOLEAN, true));
+    rightMatch.addAll(SubqueryDecorrelator.keyMatch(rightKeys, dr, withPairs));
+    LogicalPlan joined = new LogicalPlan.Join(withPairs, right.plan(), type, Exprs.and(rightMatch));
+    java.util.Map<String, Field> out = new java.util.HashMap<>();
+    for (Field f : joined.schema().getFields()) out.put(f.getName(), f);
+    List<LogicalPlan.NamedExpr> keep = new ArrayList<>();
+    for (Field f : leftFields) keep.add(new LogicalPlan.NamedExpr(column(joined, f.getName()), f.getName()));
+    for (Field f : rightFields) keep.add(new LogicalPlan.NamedExpr(column(joined, f.getName()), f.getName()));
+    List<Scope.Entry> after = new ArrayList<>();
+    for (Scope.Entry e : left.entries()) after.add(type == JoinType.RIGHT || type == JoinType.FULL ? nullable(e) : e);
+    for (Scope.Entry e : right.entries()) after.add(type == JoinType.LEFT || type == JoinType.FULL ? nullable(e) : e);
+    return new From(new LogicalPlan.Project(joined, keep), after);
+  }
+
+  /**
+   * The distinct values of {@code side}'s columns among {@code read}, under fresh names (into {@code renamed},
+   * {@code keys} the side's columns, {@code names} the domain's); one row of no columns when it reads none.
+   */
+  private LogicalPlan domain(LogicalPlan side, List<Field> fields, java.util.Set<String> read, Map<String, String> renamed,
+      List<Expr> keys, List<String> names) {
+    List<LogicalPlan.NamedExpr> groups = new ArrayList<>();
+    for (Field f : fields) {
+      if (!read.contains(f.getName())) continue;
+      String n = cx.names().fresh("__outer");
+      renamed.put(f.getName(), n);
+      Expr r = new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
+      groups.add(new LogicalPlan.NamedExpr(r, n));
+      keys.add(r);
+      names.add(n);
+    }
+    return groups.isEmpty() ? new LogicalPlan.OneRow() : new LogicalPlan.Aggregate(side, groups, List.of());
+  }
+
+  private static Expr column(LogicalPlan plan, String name) {
+    for (Field f : plan.schema().getFields()) {
+      if (f.getName().equals(name)) return new Expr.ColumnRef(f.getName(), f.getType(), f.isNullable());
+    }
+    throw QuiverException.internal("column " + name + " not in " + plan.schema());
   }
 
   /** Whether the text of {@code e} may hold a subquery (a superset: "select" in a string counts too). */

@@ -489,6 +489,11 @@ final class SubqueryDecorrelator {
     } catch (StackOverflowError tooDeep) {
       return candidates;
     }
+    return mentioned(text, scope, candidates);
+  }
+
+  /** The {@code candidates} that a name in {@code text} (a column, maybe qualified) resolves to in {@code scope}. */
+  java.util.Set<String> mentioned(String text, Scope scope, java.util.Set<String> candidates) {
     java.util.Set<String> out = new java.util.LinkedHashSet<>();
     java.util.regex.Matcher m = NAME.matcher(text);
     while (m.find()) {
@@ -513,7 +518,7 @@ final class SubqueryDecorrelator {
     }
   }
 
-  private static Scope renamedScope(Scope s, java.util.Map<String, String> renamed) {
+  static Scope renamedScope(Scope s, java.util.Map<String, String> renamed) {
     if (s == null) return null;
     List<Scope.Entry> entries = new ArrayList<>();
     for (Scope.Entry e : s.entries()) {

@@ -18,9 +18,9 @@ class Sub15DebugTest {
       try {
         var r = new SltFilesTest.Record("x", 0, "query", sql, java.util.List.of(), 0, 0);
         var o = SltFilesTest.rows(r, new RootAllocator());
-        System.out.println(o);
+        System.out.println(String.join("\n", o.lines()));
       } catch (Throwable t) {
-        t.printStackTrace(System.out);
+        System.out.println(t); for (var st : t.getStackTrace()) { if (st.getClassName().startsWith("dev.quiver")) System.out.println("  at " + st); }
       }
     }
   }
