@@ -30,6 +30,8 @@ final class Block {
    * expressions read the group key.
    */
   boolean groupBy;
+  /** Whether a subquery written twice is planned once (set for a query with GROUP BY, see {@link #groupBy}). */
+  boolean reuseSubqueries;
 
   /** A subquery planned in this block: its value and the joins that bring it, and whether they go before the aggregation. */
   private record Planned(Expr value, List<UnaryOperator<LogicalPlan>> joins, boolean beforeAggregation) {}
@@ -87,6 +89,7 @@ final class Block {
   private Expr routed(String key, java.util.function.Supplier<Expr> plan) {
     boolean inside = insideAggregate || groupBy;
     insideAggregate = false;
+    if (!reuseSubqueries) key = null;
     Planned seen = key == null ? null : planned.get(key);
     if (seen != null && (seen.beforeAggregation() == inside || groupBy)) {
       if (groupBy && !seen.beforeAggregation()) {
@@ -108,8 +111,8 @@ final class Block {
   }
 
   /**
-   * What identifies a subquery: its kind and text; null (never reused) when it is too deep to print or holds a
-   * {@code ?}, which prints the same for different parameters.
+   * What identifies a subquery: its kind and text; null (never reused) when it is too deep to print, holds a
+   * {@code ?} (which prints the same for different parameters) or may call a volatile function (random()).
    */
   private static String key(String kind, Object node) {
     String text;
@@ -118,7 +121,8 @@ final class Block {
     } catch (StackOverflowError tooDeep) {
       return null;
     }
-    return text.indexOf('?') >= 0 ? null : kind + " " + text;
+    String lower = text.toLowerCase(java.util.Locale.ROOT);
+    return text.indexOf('?') >= 0 || lower.contains("random") || lower.contains("uuid") ? null : kind + " " + text;
   }
 
   void flush() {

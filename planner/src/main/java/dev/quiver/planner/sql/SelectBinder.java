@@ -113,7 +113,9 @@ final class SelectBinder {
       return new Rel(b.plan, List.of());
     }
 
-    // SELECT list, HAVING and ORDER BY are bound together: they share the aggregates
+    // SELECT list, HAVING and ORDER BY are bound together: they share the aggregates (and with GROUP BY, the
+    // subqueries written the same way, so that those repeating a group key read it)
+    b.reuseSubqueries = ps.getGroupBy() != null;
     List<AggregateCall> aggregates = new ArrayList<>();
     ExprBinder binder = b.binder(true, aggregates);
     List<LogicalPlan.WindowCall> windowCalls = new ArrayList<>();
