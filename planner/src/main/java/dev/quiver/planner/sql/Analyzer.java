@@ -86,6 +86,47 @@ public final class Analyzer {
     return new LogicalPlan.Project(r.plan(), out);
   }
 
+  /**
+   * LIMIT / OFFSET of a dependent set operation: per outer value — its rows numbered in ORDER BY order within each
+   * domain value, those in the window kept.
+   */
+  private Rel limitedPerOuterValue(Rel r, List<LogicalPlan.SortKey> order, long[] lo, Correlation corr) {
+    List<Field> fields = r.plan().schema().getFields();
+    List<Expr> partition = new ArrayList<>();
+    for (Field f : fields) if (corr.domainKeys.contains(f.getName())) partition.add(ref(f));
+    String rn = cx.names().fresh("__row");
+    LogicalPlan plan = new LogicalPlan.Window(r.plan(), List.of(new LogicalPlan.WindowCall(LogicalPlan.WindowFunc.ROW_NUMBER,
+        null, false, List.of(), partition, order, null, dev.quiver.planner.types.SqlTypes.BIGINT, false, rn)));
+    Expr row = new Expr.ColumnRef(rn, dev.quiver.planner.types.SqlTypes.BIGINT, false);
+    Expr keep = new Expr.Comparison(Expr.CmpOp.GT, row, new Expr.Literal(lo[1], dev.quiver.planner.types.SqlTypes.BIGINT));
+    if (lo[0] >= 0) {
+      keep = new Expr.And(keep, new Expr.Comparison(Expr.CmpOp.LE, row,
+          new Expr.Literal(OrderAndLimit.saturatedAdd(lo[0], lo[1]), dev.quiver.planner.types.SqlTypes.BIGINT)));
+    }
+    plan = new LogicalPlan.Filter(plan, keep);
+    List<NamedExpr> back = new ArrayList<>();
+    for (Field f : fields) back.add(new NamedExpr(ref(f), f.getName()));
+    return new Rel(new LogicalPlan.Project(plan, back), r.visible());
+  }
+
+  /**
+   * JSqlParser hangs a LIMIT / OFFSET / FETCH without ORDER BY after the last query of a set operation on that query
+   * ({@code SELECT 2 UNION ALL SELECT 1 LIMIT 1}); SQL applies it to the whole operation: moved there (idempotent, as
+   * a CTE's body is analyzed once per reference).
+   */
+  private static void trailingLimit(SetOperationList so) {
+    List<Select> selects = so.getSelects();
+    if (!(selects.get(selects.size() - 1) instanceof PlainSelect last) || last.getOrderByElements() != null) return;
+    if (last.getLimit() == null && last.getOffset() == null && last.getFetch() == null) return;
+    if (so.getLimit() != null || so.getOffset() != null || so.getFetch() != null) return;
+    so.setLimit(last.getLimit());
+    so.setOffset(last.getOffset());
+    so.setFetch(last.getFetch());
+    last.setLimit(null);
+    last.setOffset(null);
+    last.setFetch(null);
+  }
+
   /** VALUES as an operand of a dependent subquery: its rows once per domain value, the domain's columns after its own. */
   static Rel domainValues(Rel values, Correlation corr) {
     LogicalPlan joined = new LogicalPlan.Join(values.plan(), corr.domain, LogicalPlan.JoinType.INNER, null);
@@ -125,13 +166,10 @@ public final class Analyzer {
       entered = true;
       pushed = withAndValues.push(s);
       if (s instanceof PlainSelect ps) return select.plainSelect(ps, outer, corr);
+      if (s instanceof SetOperationList so) trailingLimit(so);
       if (corr != null && corr.mode == Mode.DOMAIN && !(s instanceof ParenthesedSelect)) {
         // a dependent subquery that is a set operation or VALUES: each operand joined with the domain and returning
         // its columns, so that the operation keeps the outer values apart (INTERSECT / EXCEPT compare them too)
-        if (s.getLimit() != null || s.getOffset() != null || s.getFetch() != null) {
-          throw QuiverException.unsupported("LIMIT or OFFSET on a set operation in a subquery that reads the enclosing "
-              + "query's columns");
-        }
         Rel r;
         if (s instanceof SetOperationList so) {
           r = setOperations.setOperation(so, outer, corr);
@@ -140,7 +178,9 @@ public final class Analyzer {
         } else {
           throw QuiverException.unsupported(s.getClass().getSimpleName() + " in a subquery that reads the enclosing query's columns");
         }
-        return OrderAndLimit.outputs(r, s, cx);
+        long[] lo = OrderAndLimit.limitOffset(s, cx);
+        if (lo[0] < 0 && lo[1] == 0) return OrderAndLimit.outputs(r, s, cx);
+        return limitedPerOuterValue(r, OrderAndLimit.sortKeys(r, s, cx), lo, corr);
       }
       if (corr != null && corr.mode != Mode.NONE && !(s instanceof ParenthesedSelect)) {
         // set operations and VALUES cannot be correlated: analyze them as stand-alone queries

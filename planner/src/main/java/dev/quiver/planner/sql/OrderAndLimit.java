@@ -23,12 +23,20 @@ final class OrderAndLimit {
 
   /** ORDER BY / LIMIT of a set operation or parenthesized query: over its output columns only. */
   static Rel outputs(Rel r, Select s, BindingContext cx) {
-    List<OrderByElement> order = s instanceof ParenthesedSelect ? null : s.getOrderByElements();
     LogicalPlan plan = r.plan();
     long[] lo = limitOffset(s, cx);
+    List<SortKey> keys = sortKeys(r, s, cx);
+    if (!keys.isEmpty()) plan = new LogicalPlan.Sort(plan, keys, lo[0] < 0 ? -1 : saturatedAdd(lo[0], lo[1]));
+    return new Rel(limit(plan, lo), r.visible());
+  }
+
+  /** The ORDER BY of a set operation or parenthesized query as sort keys over its output columns (none without one). */
+  static List<SortKey> sortKeys(Rel r, Select s, BindingContext cx) {
+    List<OrderByElement> order = s instanceof ParenthesedSelect ? null : s.getOrderByElements();
+    LogicalPlan plan = r.plan();
+    List<SortKey> keys = new ArrayList<>();
     if (order != null && !order.isEmpty()) {
       List<Field> fields = plan.schema().getFields();
-      List<SortKey> keys = new ArrayList<>();
       for (OrderByElement o : order) {
         int index = -1;
         Expression e = o.getExpression();
@@ -45,9 +53,8 @@ final class OrderAndLimit {
         }
         keys.add(sortKey(o, new Expr.ColumnRef(fields.get(index).getName(), fields.get(index).getType(), fields.get(index).isNullable())));
       }
-      plan = new LogicalPlan.Sort(plan, keys, lo[0] < 0 ? -1 : saturatedAdd(lo[0], lo[1]));
     }
-    return new Rel(limit(plan, lo), r.visible());
+    return keys;
   }
 
   /** An ORDER BY / GROUP BY output position, or 0 when it is beyond any select list. */
