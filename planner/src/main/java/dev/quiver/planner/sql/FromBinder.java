@@ -270,6 +270,19 @@ final class FromBinder {
       }
       read.addAll(text == null ? candidates : decorrelator.mentioned(text, scope, candidates));
     }
+    From planned = outerJoinWithSubqueries(left, right, type, ons, outer, entries, scope, decorrelator, candidates, read);
+    if (planned != null) return planned;
+    // a column the ON reads that its text did not show (a name the scan above missed): every column, which is exact too
+    return outerJoinWithSubqueries(left, right, type, ons, outer, entries, scope, new SubqueryDecorrelator(analyzer),
+        candidates, candidates);
+  }
+
+  /** {@link #outerJoinWithSubqueries(From, From, JoinType, java.util.Collection, Scope)} with the domains of {@code read}; null if the ON reads more. */
+  private From outerJoinWithSubqueries(From left, From right, JoinType type, java.util.Collection<Expression> ons,
+      Scope outer, List<Scope.Entry> entries, Scope scope, SubqueryDecorrelator decorrelator, java.util.Set<String> candidates,
+      java.util.Set<String> read) {
+    List<Field> leftFields = left.plan().schema().getFields();
+    List<Field> rightFields = right.plan().schema().getFields();
     Map<String, String> renamed = new java.util.LinkedHashMap<>();
     List<Expr> leftKeys = new ArrayList<>();
     List<String> dl = new ArrayList<>();
@@ -310,11 +323,13 @@ final class FromBinder {
     }
     pairs.flush();
     LogicalPlan matched = filters.isEmpty() ? pairs.plan : new LogicalPlan.Filter(pairs.plan, Exprs.and(filters));
+    java.util.Set<String> missed = new java.util.HashSet<>(candidates);
+    missed.removeAll(renamed.keySet());
+    if (SubqueryDecorrelator.hasReference(matched, missed, List.of(leftDomain, rightDomain))) return null;
     java.util.Set<String> unreachable = new java.util.HashSet<>(scope.outerNames());
     unreachable.removeAll(candidates);
     unreachable.removeAll(renamed.values());
-    if (SubqueryDecorrelator.hasReference(matched, unreachable, leftDomain)
-        || SubqueryDecorrelator.hasReference(matched, unreachable, rightDomain)) {
+    if (SubqueryDecorrelator.hasReference(matched, unreachable, List.of(leftDomain, rightDomain))) {
       throw QuiverException.unsupported("a subquery in the ON of a " + type + " JOIN that reads a column of an enclosing "
           + "query (whose values this join's rows do not carry)", SqlPositions.located(cx.sql(), ons.iterator().next()));
     }

@@ -813,12 +813,18 @@ final class SubqueryDecorrelator {
 
   /** Whether any expression of the plan reads one of {@code names}. */
   static boolean hasReference(LogicalPlan plan, Set<String> names) {
-    return hasReference(plan, names, null);
+    return hasReference(plan, names, List.of());
   }
 
   /** The same, not looking into {@code skip} (the domain of outer values a correlation joined in: it reads them). */
   static boolean hasReference(LogicalPlan plan, Set<String> names, LogicalPlan skip) {
-    if (names.isEmpty() || plan == skip) return false;
+    return hasReference(plan, names, skip == null ? List.of() : List.of(skip));
+  }
+
+  /** The same, not looking into any of {@code skip} (compared by identity). */
+  static boolean hasReference(LogicalPlan plan, Set<String> names, List<LogicalPlan> skip) {
+    if (names.isEmpty()) return false;
+    for (LogicalPlan s : skip) if (plan == s) return false;
     List<Expr> exprs = new ArrayList<>();
     if (plan instanceof LogicalPlan.Filter f) exprs.add(f.condition());
     if (plan instanceof LogicalPlan.Project p) for (NamedExpr n : p.exprs()) exprs.add(n.expr());
