@@ -325,13 +325,27 @@ class ProfileTest {
 
   @Test
   void cancellationStopsTheRunAndReleasesItsMemory() {
+    String sql = "SELECT l_orderkey, l_comment FROM lineitem WHERE l_quantity < 30";
+    QuerySettings small = QuerySettings.DEFAULT.withBatchRows(1024);
     AtomicInteger checks = new AtomicInteger();
-    Cancellation cancelAfterSome = () -> {
-      if (checks.incrementAndGet() > 20) throw new QuiverException(ErrorCode.CANCELLED, "cancelled by the test");
-    };
-    assertThatThrownBy(() -> engine.runProfiled("SELECT l_orderkey, l_comment FROM lineitem ORDER BY l_comment",
-        allocator, QuerySettings.DEFAULT.withBatchRows(1024), cancelAfterSome, new ProfileOptions(10, true)))
-        .isInstanceOfSatisfying(QuiverException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CANCELLED));
+    ProfiledRun full = engine.runProfiled(sql, allocator, small, checks::incrementAndGet, new ProfileOptions(10, false));
+    int run = checks.get();
+    assertThat(full.rowCount()).isPositive();
+    assertThat(run).isGreaterThan(200); // a check per batch and operator: planning is a small prefix of them
+    checks.set(0);
+    engine.runProfiled(sql, allocator, small, checks::incrementAndGet, new ProfileOptions(10, true));
+    int withOracle = checks.get();
+    assertThat(withOracle - run).as("checks of the oracle's reading").isGreaterThan(200);
+    // cancelled half-way through the execution, then half-way through the oracle's second reading
+    for (int at : new int[] {run / 2, run + (withOracle - run) / 2}) {
+      AtomicInteger n = new AtomicInteger();
+      Cancellation cancel = () -> {
+        if (n.incrementAndGet() > at) throw new QuiverException(ErrorCode.CANCELLED, "cancelled by the test");
+      };
+      assertThatThrownBy(() -> engine.runProfiled(sql, allocator, small, cancel, new ProfileOptions(10, true)))
+          .isInstanceOfSatisfying(QuiverException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CANCELLED));
+      assertThat(allocator.getAllocatedMemory()).as("memory left after cancelling at check %d", at).isZero();
+    }
     // the allocator is closed by close(): anything left allocated fails the test
   }
 }
