@@ -280,6 +280,25 @@ class ProfileTest {
   }
 
   @Test
+  void aJoinHasAScanProfilePerScanNode() {
+    ProfiledRun run = run(engine, "SELECT o_orderpriority, count(*) FROM orders JOIN lineitem ON l_orderkey = o_orderkey "
+        + "WHERE l_shipdate < DATE '1992-03-01' AND o_orderdate >= DATE '1992-01-01' GROUP BY o_orderpriority "
+        + "ORDER BY o_orderpriority", true);
+    assertThat(run.rowCount()).isEqualTo(5);
+    List<ScanProfile> scans = run.profile().scans();
+    assertThat(scans).extracting(ScanProfile::table).containsExactlyInAnyOrder("orders", "lineitem");
+    assertThat(scans).extracting(ScanProfile::nodeId).doesNotHaveDuplicates();
+    for (ScanProfile s : scans) {
+      PlanNode node = find(run.profile().physical(), s.nodeId());
+      assertThat(node).isNotNull();
+      assertThat(node.operator()).isEqualTo("ParquetScanExec");
+      assertThat(node.outputRows()).isNotNegative();
+      assertThat(s.rowGroups()).isNotEmpty().allSatisfy(g -> assertThat(g.rowsMatching()).isNotNegative());
+    }
+    assertThat(run.profile().logical().children()).isNotEmpty();
+  }
+
+  @Test
   void describesATableFromItsFooters() {
     assertThat(engine.tableNames()).contains("lineitem", "events", "orders");
     TableDescription t = engine.describeTable("lineitem");
