@@ -223,6 +223,13 @@ class ProfileTest {
       assertThat(s.hasDictionary()).isTrue();
     });
 
+    // the sample's events: 'refund' sorts inside every row group's [min, max] of kind, and is in no dictionary
+    ScanProfile events = run(engine, "SELECT count(*) FROM events WHERE kind = 'refund'", true).profile().scans().get(0);
+    assertThat(events.rowGroups()).isNotEmpty().allSatisfy(g -> {
+      assertThat(g.outcome()).isEqualTo(Outcome.PRUNED_DICTIONARY);
+      assertThat(g.rowsMatching()).isZero();
+    });
+
     long present = code(4_321);
     ProfiledRun bloomRun = run(written, "SELECT id FROM t WHERE code = " + present, true);
     assertThat(bloomRun.rows()).containsExactly(List.of("4321"));
