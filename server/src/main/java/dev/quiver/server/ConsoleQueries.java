@@ -19,6 +19,8 @@ import org.apache.arrow.memory.BufferAllocator;
 public final class ConsoleQueries {
   private final QuiverProducer producer;
   private final Users users;
+  /** Set when the server closes: console queries still running stop. */
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   ConsoleQueries(QuiverProducer producer, Users users) {
     this.producer = producer;
@@ -67,7 +69,8 @@ public final class ConsoleQueries {
     BufferAllocator allocator = null;
     QueryAdmission.Ticket slot = null;
     try {
-      Cancellation cancellation = StatementExecution.cancellation(cancelled::get, settings.statementTimeoutMs());
+      Cancellation cancellation = StatementExecution.cancellation(
+          () -> cancelled.get() || closed.get(), settings.statementTimeoutMs());
       slot = producer.admission().acquire(user, cancellation::check);
       allocator = producer.newQueryAllocator();
       return work.run(allocator, cancellation);
@@ -79,6 +82,11 @@ public final class ConsoleQueries {
         if (slot != null) slot.close();
       }
     }
+  }
+
+  /** The server is closing: every running console query is cancelled. */
+  void close() {
+    closed.set(true);
   }
 
   /** Cancels {@code user}'s running console query {@code queryId}; false if none runs now. */

@@ -1,6 +1,6 @@
 package dev.quiver.server.console;
 
-import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
@@ -20,7 +20,7 @@ import java.nio.charset.StandardCharsets;
  * ever read as HTML.
  */
 final class Json {
-  private static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+  private static final ObjectMapper MAPPER = new ObjectMapper(new JsonFactoryBuilder()
       .characterEscapes(new HtmlSafeEscapes())
       .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(32).build())
       .build());
