@@ -340,6 +340,6 @@ final class ConsoleApi implements HttpHandler {
 
   private static String version() {
     String v = ConsoleApi.class.getPackage().getImplementationVersion();
-    return v == null ? "0.1.0-SNAPSHOT" : v;
+    return v == null ? "development build" : v; // the jar's manifest has it; target/classes has none
   }
 }
