@@ -51,11 +51,21 @@ final class ConsoleApi implements HttpHandler {
   private final Semaphore queryThreads;
   private final List<String> bench;
 
-  ConsoleApi(ConsoleQueries queries, ConsoleAuth auth, int queryThreads) throws IOException {
+  ConsoleApi(ConsoleQueries queries, ConsoleAuth auth, int queryThreads) {
     this.queries = queries;
     this.auth = auth;
     this.queryThreads = new Semaphore(queryThreads);
-    this.bench = StaticFiles.benchNames(); // the jar does not change while it runs
+    this.bench = benchNames(); // the jar does not change while it runs
+  }
+
+  /** The benchmark result files; none (and a warning) if they cannot be listed: the console works without. */
+  private static List<String> benchNames() {
+    try {
+      return StaticFiles.benchNames();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("console: no benchmark results: {}", e.toString());
+      return List.of();
+    }
   }
 
   /** An answer that is not 200: the status, the Flight status name, the ErrorCode name (or null), the message. */
