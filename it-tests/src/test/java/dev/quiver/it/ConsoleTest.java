@@ -300,6 +300,27 @@ class ConsoleTest {
   }
 
   @Test
+  void aConsoleQueryHasTheQueryMemoryLimitAndFailsAsJdbcDoes() throws Exception {
+    String sql = "SELECT count(DISTINCT l_comment) FROM lineitem";
+    ServerConfig config = ServerConfig.of(SampleData.ensure().toString(), "127.0.0.1", 0).withQueryMemory(16L << 20)
+        .withConsole("127.0.0.1", 0);
+    try (TestServer limited = TestServer.start(config)) {
+      Console c = new Console(limited.consoleUrl(), HttpClient.newHttpClient());
+      HttpResponse<String> r = c.post("/api/query", Map.of("sql", sql, "queryId", "big"));
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+      JsonNode e = json(r).get("error");
+      assertThat(e.get("status").asText()).isEqualTo("RESOURCE_EXHAUSTED");
+      assertThat(e.get("message").asText()).contains("limit of 16 MiB (--query-memory)");
+      try (Connection jdbc = limited.jdbc()) {
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> TestServer.rows(jdbc, sql));
+        assertThat(MemoryLimitTest.status((SQLException) t)).startsWith("RESOURCE_EXHAUSTED: ")
+            .contains("limit of 16 MiB (--query-memory)");
+      }
+      assertThat(c.post("/api/query", Map.of("sql", PRUNING, "queryId", "small")).statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void aBodyOverTheStatementLimitIs413() throws Exception {
     String sql = "SELECT 1 -- " + "x".repeat((1 << 20) + 5_000);
     HttpResponse<String> r = console.post("/api/query", Map.of("sql", sql, "queryId", "big"));
