@@ -19,6 +19,8 @@ final class Samples {
               + "GROUP BY n.n_name\nORDER BY revenue DESC"),
       new Sample("Events: CAST(timestamp AS DATE) becomes a half-open day",
           "SELECT count(*) FROM events WHERE CAST(event_time AS DATE) = DATE '2024-03-01'"),
+      new Sample("Events: a value no dictionary holds: every row group pruned by its dictionary",
+          "SELECT count(*) FROM events WHERE kind = 'refund'"),
       new Sample("Events: a rounded literal (BIGINT event_id against 1000.5) prunes 12 of 13 row groups",
           "SELECT count(*) FROM events WHERE event_id < 1000.5"),
       new Sample("Events: an out-of-range literal (retries is an unsigned TINYINT): nothing is read at all",
