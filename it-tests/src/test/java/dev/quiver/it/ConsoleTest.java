@@ -384,6 +384,25 @@ class ConsoleTest {
   }
 
   @Test
+  void everySampleRunsAndAgreesWithJdbc() throws Exception {
+    JsonNode samples = json(console.get("/api/info")).get("samples");
+    assertThat(samples.size()).isGreaterThanOrEqualTo(4);
+    try (Connection c = server.jdbc()) {
+      for (JsonNode sample : samples) {
+        String sql = sample.get("sql").asText();
+        HttpResponse<String> r = console.post("/api/query", Map.of("sql", sql, "queryId", "sample"));
+        assertThat(r.statusCode()).as(sql + "\n" + r.body()).isEqualTo(200);
+        java.util.List<java.util.List<Object>> expected = TestServer.rows(c, sql);
+        JsonNode run = json(r);
+        assertThat(run.get("rowCount").asLong()).as(sql).isEqualTo(expected.size());
+        if (sql.startsWith("SELECT count(*)")) {
+          assertThat(run.get("rows").get(0).get(0).asLong()).as(sql).isEqualTo(((Number) expected.get(0).get(0)).longValue());
+        }
+      }
+    }
+  }
+
+  @Test
   void theBenchmarkResultsAreServedFromTheJar() throws Exception {
     JsonNode list = json(console.get("/api/bench"));
     assertThat(list.findValuesAsText("name")).contains("pruning.md", "pruning.svg", "tpch.md");
