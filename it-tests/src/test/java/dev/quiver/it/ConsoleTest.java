@@ -487,11 +487,20 @@ class ConsoleTest {
   @Test
   void closingTheServerStopsTheConsole() throws Exception {
     String url;
+    CompletableFuture<HttpResponse<String>> running;
+    long t0;
     try (TestServer s = TestServer.startWithConsole(SampleData.ensure())) {
       url = s.consoleUrl();
-      assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
-          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      Console c = new Console(url, HttpClient.newHttpClient());
+      // a query still running when the server closes is stopped, its memory released (else the close fails)
+      running = c.http.sendAsync(c.postRequest("/api/query", Map.of("sql", LONG, "queryId", "at-close")),
+          HttpResponse.BodyHandlers.ofString());
+      awaitRunning(s, 1);
+      t0 = System.nanoTime();
     }
+    System.out.println("server with a running console query closed in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+    assertThat((System.nanoTime() - t0) / 1_000_000).as("close waits for no query to end").isLessThan(10_000);
+    assertThat(running.handle((r, e) -> r == null || r.statusCode() == 499).get(20, TimeUnit.SECONDS)).isTrue();
     assertThatThrownBy(() -> new Socket("127.0.0.1", URI.create(url).getPort()).close())
         .isInstanceOf(java.net.ConnectException.class);
     String threads = "quiver-console-" + URI.create(url).getPort() + "-";
