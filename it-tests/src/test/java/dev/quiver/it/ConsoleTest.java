@@ -484,6 +484,58 @@ class ConsoleTest {
     }
   }
 
+  /** An SSL context trusting {@code serverCert}, presenting {@code client} (null: no client certificate). */
+  static javax.net.ssl.SSLContext ssl(Path serverCert, SelfSignedCertificate client) throws Exception {
+    java.security.cert.CertificateFactory x509 = java.security.cert.CertificateFactory.getInstance("X.509");
+    java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    try (InputStream in = Files.newInputStream(serverCert)) {
+      trust.setCertificateEntry("server", x509.generateCertificate(in));
+    }
+    javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+        javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    javax.net.ssl.KeyManager[] keys = null;
+    if (client != null) {
+      String pem = Files.readString(client.key()).replaceAll("-----[A-Z ]+-----|\\s", "");
+      java.security.PrivateKey key = java.security.KeyFactory.getInstance("RSA")
+          .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(pem)));
+      java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+      ks.load(null, null);
+      try (InputStream in = Files.newInputStream(client.cert())) {
+        ks.setKeyEntry("client", key, new char[0], new java.security.cert.Certificate[] {x509.generateCertificate(in)});
+      }
+      javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+          javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(ks, new char[0]);
+      keys = kmf.getKeyManagers();
+    }
+    javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+    ssl.init(keys, tmf.getTrustManagers(), null);
+    return ssl;
+  }
+
+  @Test
+  void withMutualTlsTheConsoleWantsAClientCertificateToo() throws Exception {
+    SelfSignedCertificate server = SelfSignedCertificate.create(Files.createDirectories(dir.resolve("mtls-server")));
+    SelfSignedCertificate client = SelfSignedCertificate.create(Files.createDirectories(dir.resolve("mtls-client")));
+    ServerConfig config = ServerConfig.of(SampleData.ensure().toString(), "127.0.0.1", 0)
+        .withTls(server.cert(), server.key()).withClientCa(client.cert()).withConsole("127.0.0.1", 0);
+    try (TestServer secured = TestServer.start(config)) {
+      URI page = URI.create(secured.consoleUrl());
+      assertThatThrownBy(() -> HttpClient.newBuilder().sslContext(ssl(server.cert(), null)).build()
+          .send(HttpRequest.newBuilder(page).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString()))
+          .isInstanceOf(IOException.class);
+      // a certificate the CA did not sign is refused too
+      SelfSignedCertificate stranger = SelfSignedCertificate.create(Files.createDirectories(dir.resolve("mtls-stranger")));
+      assertThatThrownBy(() -> HttpClient.newBuilder().sslContext(ssl(server.cert(), stranger)).build()
+          .send(HttpRequest.newBuilder(page).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString()))
+          .isInstanceOf(IOException.class);
+      Console c = new Console(secured.consoleUrl(), HttpClient.newBuilder().sslContext(ssl(server.cert(), client)).build());
+      assertThat(c.get("/api/info").statusCode()).isEqualTo(200);
+    }
+  }
+
   @Test
   void closingTheServerStopsTheConsole() throws Exception {
     String url;
