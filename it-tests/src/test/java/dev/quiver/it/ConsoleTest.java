@@ -323,8 +323,15 @@ class ConsoleTest {
   @Test
   void aBodyOverTheStatementLimitIs413() throws Exception {
     String sql = "SELECT 1 -- " + "x".repeat((1 << 20) + 5_000);
-    HttpResponse<String> r = console.post("/api/query", Map.of("sql", sql, "queryId", "big"));
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
+    for (int i = 0; i < 3; i++) { // the answer arrives, not a reset connection
+      HttpResponse<String> r = console.post("/api/query", Map.of("sql", sql, "queryId", "big"));
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
+    }
+    // without a Content-Length (chunked) too
+    byte[] body = JSON.writeValueAsBytes(Map.of("sql", sql, "queryId", "big"));
+    HttpResponse<String> chunked = console.http.send(console.request("/api/query").POST(HttpRequest.BodyPublishers
+        .ofInputStream(() -> new java.io.ByteArrayInputStream(body))).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(chunked.statusCode()).as(chunked.body()).isEqualTo(413);
   }
 
   // ---- requests that do not come from the console's page ----------------------------------------

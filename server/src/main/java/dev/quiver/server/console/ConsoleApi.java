@@ -44,6 +44,8 @@ final class ConsoleApi implements HttpHandler {
   static final int DEFAULT_ROWS = 200;
   /** Bytes of a request body beyond the SQL's limit: the JSON around it. */
   static final int BODY_SLACK = 4096;
+  /** The most of a too-large body read (and dropped) so that the 413 reaches the client. */
+  static final long DRAIN_BYTES = 64L << 20;
   private static final Pattern AT = Pattern.compile("\\bat (\\d+):(\\d+)\\b");
 
   private final ConsoleQueries queries;
@@ -251,22 +253,42 @@ final class ConsoleApi implements HttpHandler {
     return id;
   }
 
-  /** The request body, at most the statement limit plus {@link #BODY_SLACK} bytes; 413 beyond. */
+  /**
+   * The request body, at most the statement limit plus {@link #BODY_SLACK} bytes; 413 beyond. A body too large
+   * is read and dropped (up to {@link #DRAIN_BYTES}) before the answer: closing a connection with unread input
+   * resets it, and the client would see the reset instead of the 413.
+   */
   private byte[] body(HttpExchange x) throws IOException {
     long limit = queries.maxStatementBytes() + BODY_SLACK;
     String length = x.getRequestHeaders().getFirst("Content-Length");
-    if (length != null) {
-      try {
-        if (Long.parseLong(length.strip()) > limit) throw tooLarge(limit);
-      } catch (NumberFormatException e) {
-        throw new HttpError(400, "INVALID_ARGUMENT", "bad Content-Length");
-      }
-    }
     try (InputStream in = x.getRequestBody()) {
+      if (length != null) {
+        long declared;
+        try {
+          declared = Long.parseLong(length.strip());
+        } catch (NumberFormatException e) {
+          throw new HttpError(400, "INVALID_ARGUMENT", "bad Content-Length");
+        }
+        if (declared > limit) {
+          drain(in, Math.min(declared, DRAIN_BYTES));
+          throw tooLarge(limit);
+        }
+      }
       byte[] b = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
-      if (b.length > limit) throw tooLarge(limit);
+      if (b.length > limit) {
+        drain(in, DRAIN_BYTES);
+        throw tooLarge(limit);
+      }
       return b;
     }
+  }
+
+  /** Reads and drops up to {@code n} bytes, or until the end of {@code in}. */
+  private static void drain(InputStream in, long n) throws IOException {
+    byte[] buffer = new byte[64 << 10];
+    long left = n;
+    int r;
+    while (left > 0 && (r = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) left -= r;
   }
 
   private static HttpError tooLarge(long limit) {
