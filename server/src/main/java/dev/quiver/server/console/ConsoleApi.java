@@ -51,6 +51,8 @@ final class ConsoleApi implements HttpHandler {
   private final ConsoleQueries queries;
   private final ConsoleAuth auth;
   private final Semaphore queryThreads;
+  /** Password checks running at once, at most. */
+  private final Semaphore logins = new Semaphore(2);
   private final List<String> bench;
 
   ConsoleApi(ConsoleQueries queries, ConsoleAuth auth, int queryThreads) {
@@ -150,7 +152,16 @@ final class ConsoleApi implements HttpHandler {
           sendJson(x, 200, mapOf("token", null, "user", null));
           return;
         }
-        String name = queries.login(Json.text(body, "user"), Json.text(body, "password"));
+        // a password check costs ~0.1 s of CPU (PBKDF2): a few at once, so logins cannot take every thread
+        if (!logins.tryAcquire()) {
+          throw new HttpError(429, "RESOURCE_EXHAUSTED", "too many logins at once; try again in a moment");
+        }
+        String name;
+        try {
+          name = queries.login(Json.text(body, "user"), Json.text(body, "password"));
+        } finally {
+          logins.release();
+        }
         sendJson(x, 200, mapOf("token", auth.issue(name), "user", name));
         return;
       }
