@@ -22,6 +22,23 @@ class ErrorMappingTest {
     assertThat(e.getMessage()).contains("the message");
   }
 
+  /** The web console's HTTP status of each error code: through its Flight status, as the contract lists them. */
+  @ParameterizedTest
+  @CsvSource({
+      "SYNTAX_ERROR, 400", "INVALID_QUERY, 400", "DATA_ERROR, 400", "NOT_FOUND, 404", "UNSUPPORTED, 501",
+      "CORRUPT_FILE, 500", "FILE_CHANGED, 503", "RESOURCE_EXHAUSTED, 429", "CANCELLED, 499", "TIMED_OUT, 504",
+      "INTERNAL, 500"})
+  void everyCodeHasOneHttpStatus(ErrorCode code, int http) {
+    var e = ErrorMapping.toFlight(new QuiverException(code, "the message"));
+    assertThat(ErrorMapping.httpStatus(e.status().code())).isEqualTo(http);
+  }
+
+  @Test
+  void authenticationStatusesAreHttps() {
+    assertThat(ErrorMapping.httpStatus(FlightStatusCode.UNAUTHENTICATED)).isEqualTo(401);
+    assertThat(ErrorMapping.httpStatus(FlightStatusCode.UNAUTHORIZED)).isEqualTo(403);
+  }
+
   @Test
   void aFileDeletedSinceListingIsNotFoundNotCorrupt() {
     var missing = new QuiverException(ErrorCode.CORRUPT_FILE, "cannot open Parquet file hdfs://nn/data/t.parquet",
