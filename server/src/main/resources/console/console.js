@@ -212,6 +212,7 @@
     const sql = $('sql').value;
     if (!sql.trim()) return;
     clearError();
+    clearRun();
     const id = newQueryId();
     setRunning(id, 'Running…');
     const t0 = performance.now();
@@ -228,6 +229,16 @@
     } finally {
       setRunning(null);
     }
+  }
+
+  function clearRun() {
+    clear($('results'));
+    clear($('plan')).appendChild(el('p', { class: 'empty', text: 'Waiting for the query…' }));
+    clear($('steps'));
+    $('steps-empty').hidden = false;
+    $('steps-empty').textContent = 'Waiting for the query…';
+    clear($('rowgroup-map')).appendChild(el('p', { class: 'empty', text: 'Waiting for the query…' }));
+    $('map-controls').hidden = true;
   }
 
   async function cancel() {
