@@ -39,6 +39,21 @@ final class TestServer implements AutoCloseable {
     return new TestServer(QuiverServer.start(data, "127.0.0.1", 0, QuiverServer.DEFAULT_QUERY_MEMORY));
   }
 
+  /** A server as {@code config} says (e.g. {@code ServerConfig.of(...).withUsers(...)}). */
+  static TestServer start(dev.quiver.server.ServerConfig config) throws Exception {
+    return new TestServer(QuiverServer.start(config));
+  }
+
+  /** A server on {@code data} with the web console on a free loopback port: {@link #consoleUrl()}. */
+  static TestServer startWithConsole(Path data) throws Exception {
+    return start(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0).withConsole("127.0.0.1", 0));
+  }
+
+  /** The web console's base URL, {@code http://127.0.0.1:PORT/} (null when started without the console). */
+  String consoleUrl() {
+    return server.consoleUrl();
+  }
+
   int port() {
     return server.port();
   }

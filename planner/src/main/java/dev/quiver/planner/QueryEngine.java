@@ -139,6 +139,26 @@ public final class QueryEngine {
         settings.pruning(), 1, System.nanoTime() - started, settings.parallelPipelines());
   }
 
+  /**
+   * Plans and runs {@code sql} as a Flight query would (same settings, memory, cancellation), keeping the first
+   * {@code options.maxRows()} rows as text and the run's profile: plans as trees with per-operator metrics, the
+   * simplifier's rewrites, and per row group what each scan did. Only queries (no EXPLAIN, SET, SHOW).
+   */
+  public dev.quiver.planner.profile.ProfiledRun runProfiled(String sql, BufferAllocator allocator,
+      QuerySettings settings, Cancellation cancellation, dev.quiver.planner.profile.ProfileOptions options) {
+    throw new UnsupportedOperationException("runProfiled: not yet");
+  }
+
+  /** The names of the tables of the data directory as it is now, sorted. */
+  public List<String> tableNames() {
+    throw new UnsupportedOperationException("tableNames: not yet");
+  }
+
+  /** The table {@code name} as its footers describe it; a QuiverException NOT_FOUND when there is no such table. */
+  public dev.quiver.planner.profile.TableDescription describeTable(String name) {
+    throw new UnsupportedOperationException("describeTable: not yet");
+  }
+
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {
     return execute(query, allocator, Cancellation.NONE);
   }

@@ -67,6 +67,28 @@ public final class ErrorMapping {
   }
 
   /**
+   * The HTTP status of a Flight status, for the web console: its errors are {@link #toFlight} first, so a
+   * console query fails with the status a JDBC client would get. CANCELLED is 499 (nginx's "client closed
+   * request"): no standard code means "stopped on request".
+   */
+  public static int httpStatus(org.apache.arrow.flight.FlightStatusCode code) {
+    return switch (code) {
+      case OK -> 200;
+      case INVALID_ARGUMENT -> 400;
+      case UNAUTHENTICATED -> 401;
+      case UNAUTHORIZED -> 403;
+      case NOT_FOUND -> 404;
+      case ALREADY_EXISTS -> 409;
+      case RESOURCE_EXHAUSTED -> 429;
+      case CANCELLED -> 499;
+      case UNIMPLEMENTED -> 501;
+      case UNAVAILABLE -> 503;
+      case TIMED_OUT -> 504;
+      case INTERNAL, UNKNOWN -> 500;
+    };
+  }
+
+  /**
    * As {@link #toFlight(Throwable)}, with the data location left out of the message: a file under it is named
    * by its path relative to it ({@code cannot read Parquet footer of part=1/f.parquet}), so that errors do not
    * show clients where the server keeps its data.

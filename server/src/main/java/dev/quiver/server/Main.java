@@ -48,6 +48,8 @@ public final class Main {
     int maxQueuedPerUser = ServerConfig.DEFAULT_MAX_QUEUED_PER_USER;
     long maxStatementBytes = dev.quiver.planner.sql.SqlLimits.DEFAULT_MAX_STATEMENT_BYTES;
     boolean insecure = false;
+    String httpHost = ServerConfig.DEFAULT_HTTP_HOST;
+    int httpPort = ServerConfig.DEFAULT_HTTP_PORT;
     int warmUp = DEFAULT_WARM_UP;
     dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
     for (int i = 0; i < args.length; i++) {
@@ -62,6 +64,9 @@ public final class Main {
         case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
         case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
         case "--insecure" -> insecure = true;
+        case "--http-port" -> httpPort = Integer.parseInt(value(args, ++i));
+        case "--http-host" -> httpHost = value(args, ++i);
+        case "--no-console" -> httpPort = -1;
         case "--warm-up" -> warmUp = Integer.parseInt(value(args, ++i));
         case "--no-simplify" -> settings = settings.withSimplify(false);
         case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
@@ -104,6 +109,15 @@ public final class Main {
           + "NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
       System.exit(2);
     }
+    if (httpPort < -1 || httpPort > 65535) {
+      System.err.println("--http-port takes a port (0: a free one; -1: no console), not " + httpPort);
+      System.exit(2);
+    }
+    if (httpPort >= 0 && !isLoopback(httpHost) && users.isEmpty() && !insecure) {
+      System.err.println("refusing to serve the console on " + httpHost + " without authentication: give --users FILE or"
+          + " --user NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
+      System.exit(2);
+    }
     if (Launcher.shouldRelaunch()) { // a JVM sized from --server-memory runs the server
       System.exit(Launcher.relaunch(args, serverMemory));
       return;
@@ -119,7 +133,11 @@ public final class Main {
     try {
       server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)
           .withClientCa(tlsClientCa).withServerMemory(serverMemory).withMaxQueriesPerUser(maxQueriesPerUser, queueTimeoutMs)
-          .withMaxQueuedPerUser(maxQueuedPerUser).withMaxStatementBytes(maxStatementBytes));
+          .withMaxQueuedPerUser(maxQueuedPerUser).withMaxStatementBytes(maxStatementBytes).withConsole(httpHost, httpPort));
+    } catch (dev.quiver.server.console.ConsoleServer.BindException e) { // the console's port is taken
+      System.err.println("quiver: " + e.getMessage());
+      System.exit(2);
+      return;
     } catch (dev.quiver.common.QuiverException e) { // no data directory, an unreadable users file, ...
       System.err.println("quiver: " + e.getMessage());
       System.exit(2);
@@ -142,6 +160,7 @@ public final class Main {
         + (tlsCert == null ? "" : "&tlsRootCerts=" + tlsCert));
     System.out.println("Shell:    java -jar server/target/quiver-server.jar sql --port " + server.port()
         + (tlsCert == null ? "" : " --tls --tls-ca " + tlsCert) + (users.isEmpty() ? "" : " --user NAME --password PASSWORD"));
+    if (server.consoleUrl() != null) System.out.println("Console: " + server.consoleUrl());
     System.out.println(Launcher.memoryLine(serverMemory));
     server.awaitTermination();
   }
@@ -208,7 +227,7 @@ public final class Main {
         + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"
         + " [--max-queued-per-user N] [--max-statement-bytes BYTES] [--warm-up N]"
         + " [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
-        + " [--tls-client-ca PEM]] [--insecure]");
+        + " [--tls-client-ca PEM]] [--http-port PORT | --no-console] [--http-host HOST] [--insecure]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT]"
         + " [--tls [--tls-ca PEM | --tls-insecure]] [--user NAME --password PASSWORD] [-e SQL]");
     System.out.println("       java -jar server/target/quiver-server.jar hash-password NAME < password");
@@ -228,6 +247,10 @@ public final class Main {
     System.out.println("  --max-statement-bytes BYTES  longest SQL statement accepted, in UTF-8 bytes (default 1m)");
     System.out.println("  --warm-up N  after the start, send the server N SELECT 1 executions over loopback in the background,");
     System.out.println("               so that the first queries do not run interpreted code (default " + DEFAULT_WARM_UP + "; 0: none)");
+    System.out.println("  --http-port PORT  the web console's port (default " + ServerConfig.DEFAULT_HTTP_PORT
+        + "; 0: a free one; -1 or --no-console: off); HTTPS with --tls-cert/--tls-key");
+    System.out.println("  --http-host HOST  the console's address (default 127.0.0.1, whatever --host is; another needs"
+        + " users or --insecure)");
     System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }
 }

@@ -45,6 +45,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   private final RunningQueries running = new RunningQueries();
   private final Sessions sessions;
   private final StatementExecution statements;
+  /** Per-user running-query limits, shared by Flight and the web console. */
+  private final QueryAdmission admission;
   private final MetadataCommands metadata;
 
   public QuiverProducer(QueryEngine engine, BufferAllocator root, long queryMemoryLimit) {
@@ -64,8 +66,9 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     this.root = root;
     this.queryMemoryLimit = queryMemoryLimit;
     this.sessions = new Sessions(engine, this::error);
-    this.statements = new StatementExecution(engine, root, this::newQueryAllocator, this::error,
-        new QueryAdmission(maxQueriesPerUser, maxQueuedPerUser, queueTimeoutMs), sessions, running);
+    this.admission = new QueryAdmission(maxQueriesPerUser, maxQueuedPerUser, queueTimeoutMs);
+    this.statements = new StatementExecution(engine, root, this::newQueryAllocator, this::error, admission, sessions,
+        running);
     this.metadata = new MetadataCommands(engine, root, queryMemoryLimit, this::newQueryAllocator, this::error);
   }
 
@@ -77,12 +80,20 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     this.dataLocation = location;
   }
 
-  private org.apache.arrow.flight.FlightRuntimeException error(Throwable t) {
+  org.apache.arrow.flight.FlightRuntimeException error(Throwable t) {
     return ErrorMapping.toFlight(t, dataLocation);
   }
 
-  private BufferAllocator newQueryAllocator() {
+  BufferAllocator newQueryAllocator() {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
+  }
+
+  QueryAdmission admission() {
+    return admission;
+  }
+
+  RunningQueries running() {
+    return running;
   }
 
   QueryEngine engine() {

@@ -26,6 +26,9 @@ public final class QuiverServer implements AutoCloseable {
   private boolean auth;
   private int maxQueriesPerUser;
   private WarmUp warmUp;
+  /** The web console, or null when it is off. */
+  private dev.quiver.server.console.ConsoleServer console;
+  private ConsoleQueries consoleQueries;
 
   private QuiverServer(BufferAllocator allocator, FlightServer server, String host, boolean tls) {
     this.allocator = allocator;
@@ -71,7 +74,25 @@ public final class QuiverServer implements AutoCloseable {
       if (config.tls() && config.tlsClientCa() != null) builder.useMTlsClientVerification(config.tlsClientCa().toFile());
       FlightServer server = builder.build();
       server.start();
+      ConsoleQueries consoleQueries = new ConsoleQueries(producer, config.users());
+      dev.quiver.server.console.ConsoleServer console = null;
+      if (config.console()) {
+        try {
+          console = dev.quiver.server.console.ConsoleServer.start(consoleQueries, config.httpHost(), config.httpPort(),
+              config.tlsCert(), config.tlsKey(), config.tlsClientCa());
+        } catch (IOException | RuntimeException e) {
+          server.shutdown();
+          try {
+            server.close();
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+          }
+          throw e;
+        }
+      }
       QuiverServer q = new QuiverServer(allocator, server, config.host(), config.tls());
+      q.console = console;
+      q.consoleQueries = consoleQueries;
       q.producer = producer;
       q.scanOptions = scanOptions;
       q.fileSystems = catalog.fileSystems();
@@ -154,6 +175,11 @@ public final class QuiverServer implements AutoCloseable {
     return server.getPort();
   }
 
+  /** The web console's URL ({@code http://127.0.0.1:31338/}), or null when the console is off. */
+  public String consoleUrl() {
+    return console == null ? null : console.url();
+  }
+
   public String jdbcUrl() {
     return "jdbc:arrow-flight-sql://" + host + ":" + port() + "/?useEncryption=" + tls;
   }
@@ -169,6 +195,8 @@ public final class QuiverServer implements AutoCloseable {
       if (warmUp != null) warmUp.stop();
     }
     try {
+      if (consoleQueries != null) consoleQueries.close(); // running console queries stop at their next batch
+      if (console != null) console.close();
       server.shutdown();
       server.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
       server.close();

@@ -73,6 +73,20 @@ final class RunningQueries {
     });
   }
 
+  /**
+   * Flags the runs registered under {@code key} now (nothing is remembered for later runs); false if none is.
+   * The web console cancels by its client-chosen query id, which a later run may reuse.
+   */
+  boolean cancelRunning(ByteString key) {
+    boolean[] found = {false};
+    running.computeIfPresent(key, (k, runs) -> {
+      runs.forEach(flag -> flag.set(true));
+      found[0] = !runs.isEmpty();
+      return runs;
+    });
+    return found[0];
+  }
+
   /** Queries now streaming, or waiting for their user's turn. */
   int count() {
     return running.values().stream().mapToInt(java.util.Set::size).sum();

@@ -349,17 +349,8 @@ final class StatementExecution {
         return;
       }
       dev.quiver.planner.QuerySettings settings = sessions.settings(context);
-      long deadline = settings.statementTimeoutMs() == 0 ? Long.MAX_VALUE
-          : System.nanoTime() + settings.statementTimeoutMs() * 1_000_000L;
-      dev.quiver.planner.Cancellation cancellation = () -> {
-        if (cancelled.get() || listener.isCancelled()) {
-          throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
-        }
-        if (System.nanoTime() > deadline) {
-          throw new QuiverException(ErrorCode.TIMED_OUT, "query exceeded the statement timeout of "
-              + settings.statementTimeoutMs() + " ms (" + SessionSettings.TIMEOUT + ")");
-        }
-      };
+      dev.quiver.planner.Cancellation cancellation =
+          cancellation(() -> cancelled.get() || listener.isCancelled(), settings.statementTimeoutMs());
       // at most --max-queries-per-user run at once; the wait counts against the statement timeout
       slot = admission.acquire(user(context), cancellation::check);
       org.apache.arrow.flight.BackpressureStrategy.CallbackBackpressureStrategy backpressure =
@@ -406,6 +397,21 @@ final class StatementExecution {
         if (slot != null) slot.close();
       }
     }
+  }
+
+  /**
+   * A query's cancellation from now: CANCELLED once {@code cancelled} says so, TIMED_OUT after {@code timeoutMs}
+   * (0: never). Flight's DoGet and the web console's queries both stop through this one.
+   */
+  static dev.quiver.planner.Cancellation cancellation(java.util.function.BooleanSupplier cancelled, long timeoutMs) {
+    long deadline = timeoutMs == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMs * 1_000_000L;
+    return () -> {
+      if (cancelled.getAsBoolean()) throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+      if (System.nanoTime() > deadline) {
+        throw new QuiverException(ErrorCode.TIMED_OUT, "query exceeded the statement timeout of " + timeoutMs + " ms ("
+            + SessionSettings.TIMEOUT + ")");
+      }
+    };
   }
 
   /** CancelFlightInfo: flags the queries behind the info's tickets; they stop at their next batch. */

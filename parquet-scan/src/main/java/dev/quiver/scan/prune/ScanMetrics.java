@@ -1,6 +1,10 @@
 package dev.quiver.scan.prune;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,8 +20,39 @@ public final class ScanMetrics {
   private final AtomicLong rowsFilteredLate = new AtomicLong();
   private final AtomicLong decoderFallbacks = new AtomicLong();
 
+  /** One report per row group, when asked for ({@link #recordingRowGroups()}); null otherwise (costs nothing). */
+  private final ConcurrentLinkedQueue<RowGroupReport> rowGroups;
+
   public ScanMetrics() {
+    this(false);
+  }
+
+  private ScanMetrics(boolean recordRowGroups) {
     for (PruningLevel l : PruningLevel.values()) pruned.put(l, new AtomicLong());
+    rowGroups = recordRowGroups ? new ConcurrentLinkedQueue<>() : null;
+  }
+
+  /** Metrics that also keep a {@link RowGroupReport} per row group (for a profile; the plain path does not). */
+  public static ScanMetrics recordingRowGroups() {
+    return new ScanMetrics(true);
+  }
+
+  /** Whether the scan should make {@link RowGroupReport}s. */
+  public boolean recordsRowGroups() {
+    return rowGroups != null;
+  }
+
+  /** Records what happened to one row group (ignored unless {@link #recordsRowGroups()}); any thread. */
+  public void rowGroup(RowGroupReport report) {
+    if (rowGroups != null) rowGroups.add(report);
+  }
+
+  /** The row-group reports so far, in the scan's order (files, then row groups); empty unless recording. */
+  public List<RowGroupReport> rowGroupReports() {
+    if (rowGroups == null) return List.of();
+    List<RowGroupReport> out = new ArrayList<>(rowGroups);
+    out.sort(Comparator.comparingInt(RowGroupReport::ordinal));
+    return out;
   }
 
   public void file() { filesTotal.incrementAndGet(); }

@@ -7,6 +7,8 @@ import dev.quiver.scan.predicate.ScanPredicate;
 import dev.quiver.scan.prune.ParquetFilterConverter;
 import dev.quiver.scan.prune.PruningLevel;
 import dev.quiver.scan.prune.RowGroupPruner;
+import dev.quiver.scan.prune.RowGroupReport;
+import dev.quiver.scan.table.ChunkStats;
 import dev.quiver.scan.prune.ScanMetrics;
 import dev.quiver.scan.table.Catalog;
 import dev.quiver.scan.table.DataFile;
@@ -84,6 +86,7 @@ public final class ParquetScan implements AutoCloseable {
   private final int parallelism;
   private final RowPredicate rowPredicate;
   private final ScanOptions options;
+  private final Catalog catalog;
   /** Run by each row-group task on the batches it reads (null: none). */
   private BatchPipeline.Factory pipeline;
 
@@ -145,6 +148,7 @@ public final class ParquetScan implements AutoCloseable {
     this.predicate = predicate;
     this.allocator = allocator;
     this.metrics = metrics;
+    this.catalog = catalog;
     this.footers = catalog.footers();
     this.fileSystems = catalog.fileSystems();
     this.batchRows = batchRows;
@@ -206,6 +210,7 @@ public final class ParquetScan implements AutoCloseable {
    */
   private void plan() {
     todo = new ArrayDeque<>();
+    int ordinal = 0;
     for (DataFile f : table.files()) {
       metrics.file();
       ParquetMetadata footer;
@@ -226,15 +231,60 @@ public final class ParquetScan implements AutoCloseable {
           new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
       RowGroupPruner pruner = r instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
       List<BlockMetaData> blocks = footer.getBlocks();
+      List<String> statsColumns = metrics.recordsRowGroups() ? statsColumns(fileSchema) : List.of();
       for (int i = 0; i < blocks.size(); i++) {
         if (r instanceof ParquetFilterConverter.Never) {
           metrics.rowGroup();
           metrics.pruned(PruningLevel.PARTITION);
+          if (metrics.recordsRowGroups()) {
+            metrics.rowGroup(report(ordinal, f, footer, i, statsColumns, PruningLevel.PARTITION, 0, 0, 0, 0));
+          }
+          ordinal++;
         } else {
-          todo.add(new RowGroupTask(f, footer, requested, pruner, i));
+          todo.add(new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns));
         }
       }
     }
+  }
+
+  /** The predicate's columns stored in a file of schema {@code fileSchema} (not partition columns), in order. */
+  private List<String> statsColumns(MessageType fileSchema) {
+    java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+    collectColumns(predicate, names);
+    List<String> out = new ArrayList<>();
+    for (String n : names) {
+      if (!table.isPartitionColumn(n) && fileSchema.containsField(n) && fileSchema.getType(n).isPrimitive()) out.add(n);
+    }
+    return out;
+  }
+
+  private static void collectColumns(ScanPredicate p, Set<String> out) {
+    if (p == null) return;
+    if (p instanceof ScanPredicate.Compare c) out.add(c.column());
+    else if (p instanceof ScanPredicate.In c) out.add(c.column());
+    else if (p instanceof ScanPredicate.IsNull c) out.add(c.column());
+    else if (p instanceof ScanPredicate.StartsWith c) out.add(c.column());
+    else if (p instanceof ScanPredicate.And a) a.children().forEach(x -> collectColumns(x, out));
+    else if (p instanceof ScanPredicate.Or o) o.children().forEach(x -> collectColumns(x, out));
+    else if (p instanceof ScanPredicate.Not n) collectColumns(n.child(), out);
+  }
+
+  /** The report of row group {@code index} of {@code file}, with the footer statistics of {@code statsColumns}. */
+  private RowGroupReport report(int ordinal, DataFile file, ParquetMetadata footer, int index, List<String> statsColumns,
+      PruningLevel prunedBy, int pagesTotal, int pagesPruned, long rowsRead, long rowsPassing) {
+    BlockMetaData block = footer.getBlocks().get(index);
+    MessageType schema = footer.getFileMetaData().getSchema();
+    List<ChunkStats> stats = new ArrayList<>();
+    for (String column : statsColumns) {
+      for (ColumnChunkMetaData c : block.getColumns()) {
+        if (c.getPath().toDotString().equals(column)) {
+          stats.add(ChunkStats.of(column, c, schema.getType(column).asPrimitiveType()));
+          break;
+        }
+      }
+    }
+    return new RowGroupReport(ordinal, catalog.relativePath(file), index, block.getRowCount(), block.getCompressedSize(),
+        prunedBy, pagesTotal, pagesPruned, rowsRead, rowsPassing, stats);
   }
 
   /** A submitted task and its future. */
@@ -249,8 +299,19 @@ public final class ParquetScan implements AutoCloseable {
     final MessageType requested;
     final RowGroupPruner pruner;
     final int index;
+    /** For a {@link RowGroupReport}: the task's place in the scan, and the columns whose statistics it shows. */
+    final int ordinal;
+    final List<String> statsColumns;
+    /** Pages of the columns read, and those the page index excluded (set when it excluded any). */
+    int pagesTotal;
+    int pagesPruned;
+    /** Rows that passed the row predicate so far (late materialization). */
+    long passing;
 
-    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index) {
+    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
+        int ordinal, List<String> statsColumns) {
+      this.ordinal = ordinal;
+      this.statsColumns = statsColumns;
       this.file = file;
       this.footer = footer;
       this.requested = requested;
@@ -301,6 +362,9 @@ public final class ParquetScan implements AutoCloseable {
           }
           if (level != null) {
             metrics.pruned(level);
+            if (metrics.recordsRowGroups()) {
+              metrics.rowGroup(report(ordinal, file, footer, index, statsColumns, level, 0, 0, 0, 0));
+            }
             return out;
           }
         }
@@ -329,6 +393,7 @@ public final class ParquetScan implements AutoCloseable {
             metrics.decoderFallbacks(requestedNames.size());
             out.forEach(VectorSchemaRoot::close);
             out.clear();
+            passing = 0;
             if (pipe != null) { // its state holds rows read before the fallback: start again
               pipe.close();
               pipe = null;
@@ -339,6 +404,10 @@ public final class ParquetScan implements AutoCloseable {
           if (pipe != null && !closed) pipe.finish(out);
         } finally {
           if (pipe != null) pipe.close();
+        }
+        if (metrics.recordsRowGroups()) {
+          metrics.rowGroup(report(ordinal, file, footer, index, statsColumns, null, pagesTotal, pagesPruned, rows,
+              rowPredicate == null ? rows : passing));
         }
         return out;
       } catch (RuntimeException | Error e) {
@@ -432,6 +501,8 @@ public final class ParquetScan implements AutoCloseable {
             if (!rr.isOverlapping(oi.getFirstRowIndex(p), oi.getLastRowIndex(p, block.getRowCount()))) skipped++;
           }
           metrics.pagesPruned(skipped);
+          pagesTotal += oi.getPageCount();
+          pagesPruned += (int) skipped;
         }
         return rr;
       } catch (IOException | RuntimeException e) {
@@ -506,6 +577,7 @@ public final class ParquetScan implements AutoCloseable {
           throw new PredicateFailed(e);
         }
         metrics.filteredLate(n - count);
+        passing += count;
         for (int c = 0; c < readFields.size(); c++) {
           Field field = readFields.get(c);
           FieldVector v = vectors[c];

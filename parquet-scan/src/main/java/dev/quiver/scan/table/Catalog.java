@@ -160,6 +160,15 @@ public final class Catalog {
     return out;
   }
 
+  /** {@code file}'s path relative to the data directory (its name when the data directory is one file). */
+  public String relativePath(DataFile file) {
+    String p = file.path().toUri().getPath();
+    if (directory.rootIsFile) return file.path().getName();
+    String root = directory.root.toUri().getPath();
+    if (root.endsWith("/")) root = root.substring(0, root.length() - 1);
+    return p.startsWith(root + "/") ? p.substring(root.length() + 1) : p;
+  }
+
   public FooterCache footers() {
     return directory.footers;
   }
