@@ -708,9 +708,22 @@
     }
   }
 
+  function chart(name) {
+    // /api/bench/<file> is public build output (like /static/), so an <img> loads it; an SVG in <img> runs no script
+    const img = el('img', { id: 'bench-chart', class: 'chart', alt: name + ' chart' });
+    img.src = 'api/bench/' + encodeURIComponent(name);
+    return img;
+  }
+
   async function showBench(item, button) {
     for (const b of document.querySelectorAll('.bench-item')) b.classList.toggle('active', b === button);
     const view = clear($('bench-view'));
+    view.setAttribute('data-name', item.name);
+    if (item.kind === 'svg' || /\.svg$/i.test(item.name)) {
+      view.appendChild(el('h2', { text: item.name }));
+      view.appendChild(chart(item.name));
+      return;
+    }
     let r;
     try {
       r = await api('GET', 'api/bench/' + encodeURIComponent(item.name));
@@ -718,36 +731,14 @@
       view.appendChild(el('p', { class: 'error-text', text: e.message }));
       return;
     }
-    const text = typeof r.text === 'string' ? r.text : (typeof r.content === 'string' ? r.content : '');
-    if (item.kind === 'svg' || /\.svg$/i.test(item.name)) {
-      view.appendChild(el('h2', { text: item.name }));
-      // an SVG in <img> runs no script; a data: URL because the API needs headers an <img src> cannot send
-      const img = el('img', { id: 'bench-chart', class: 'chart', alt: item.name + ' chart' });
-      img.src = 'data:image/svg+xml;base64,' + b64(text);
-      view.appendChild(img);
-      // the markdown next to the chart, if there is one, for the numbers
-      return;
-    }
-    renderMarkdown(text, view);
-    // show the chart of the same name under its table
+    const text = typeof r.text === 'string' ? r.text : '';
+    if (item.kind === 'markdown' || /\.md$/i.test(item.name)) renderMarkdown(text, view);
+    else view.appendChild(el('pre', null, el('code', { text })));
+    // the chart of the same name under the page's title
     const svgName = item.name.replace(/\.md$/i, '.svg');
-    const svgButton = document.querySelector('.bench-item[data-name="' + CSS.escape(svgName) + '"]');
-    if (svgName !== item.name && svgButton) {
-      try {
-        const s = await api('GET', 'api/bench/' + encodeURIComponent(svgName));
-        const svg = typeof s.text === 'string' ? s.text : (typeof s.content === 'string' ? s.content : '');
-        const img = el('img', { id: 'bench-chart', class: 'chart', alt: svgName + ' chart' });
-        img.src = 'data:image/svg+xml;base64,' + b64(svg);
-        view.insertBefore(img, view.children[1] || null);
-      } catch (e) { /* the table alone is fine */ }
+    if (svgName !== item.name && document.querySelector('.bench-item[data-name="' + CSS.escape(svgName) + '"]')) {
+      view.insertBefore(chart(svgName), view.children[1] || null);
     }
-  }
-
-  function b64(text) {
-    const bytes = new TextEncoder().encode(text);
-    let s = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(s);
   }
 
   // A tiny, safe markdown renderer: headings, paragraphs, bullet lists, pipe tables, `code`, **bold**, [text](url)
