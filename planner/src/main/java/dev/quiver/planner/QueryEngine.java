@@ -118,6 +118,12 @@ public final class QueryEngine {
    */
   public PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
       List<Object> parameterValues, Cancellation cancellation) {
+    return prepare(snapshot, sql, allocator, settings, parameterValues, cancellation, null);
+  }
+
+  /** As above; the simplifier's rewrites of predicates are recorded in the steps when {@code rewrites} is not null. */
+  PreparedQuery prepare(Catalog snapshot, String sql, BufferAllocator allocator, QuerySettings settings,
+      List<Object> parameterValues, Cancellation cancellation, List<Optimizer.Rewrite> rewrites) {
     limits.checkLength(sql);
     long started = System.nanoTime();
     plansBuilt.incrementAndGet();
@@ -133,7 +139,7 @@ public final class QueryEngine {
     LogicalPlan analyzed = new Analyzer(snapshot, text, parameters, limits).analyze(SqlParser.parse(text, limits));
     EvalContext eval = EvalContext.now(settings.zone());
     Optimizer.Result optimized = Optimizer.standard(settings.simplify()).withMaxPasses(limits.maxOptimizerPasses()).optimize(analyzed, new OptimizerContext(allocator, eval, cancellation,
-        limits.maxSimplifierPasses()));
+        limits.maxSimplifierPasses(), rewrites));
     Schema schema = mode == ExplainMode.NONE ? optimized.plan().schema() : EXPLAIN_SCHEMA;
     return new PreparedQuery(sql, mode, analyzed, optimized, schema, eval, parameters.types(), settings.batchRows(),
         settings.pruning(), 1, System.nanoTime() - started, settings.parallelPipelines());
@@ -146,17 +152,20 @@ public final class QueryEngine {
    */
   public dev.quiver.planner.profile.ProfiledRun runProfiled(String sql, BufferAllocator allocator,
       QuerySettings settings, Cancellation cancellation, dev.quiver.planner.profile.ProfileOptions options) {
-    throw new UnsupportedOperationException("runProfiled: not yet");
+    return new Profiler(this, scanOptions).run(sql, allocator, settings, cancellation, options);
   }
 
   /** The names of the tables of the data directory as it is now, sorted. */
   public List<String> tableNames() {
-    throw new UnsupportedOperationException("tableNames: not yet");
+    List<String> names = new ArrayList<>();
+    for (dev.quiver.scan.table.ParquetTable t : snapshot().tables()) names.add(t.name());
+    names.sort(String.CASE_INSENSITIVE_ORDER);
+    return names;
   }
 
   /** The table {@code name} as its footers describe it; a QuiverException NOT_FOUND when there is no such table. */
   public dev.quiver.planner.profile.TableDescription describeTable(String name) {
-    throw new UnsupportedOperationException("describeTable: not yet");
+    return TableDescriber.describe(snapshot(), name);
   }
 
   public QueryExecution execute(PreparedQuery query, BufferAllocator allocator) {

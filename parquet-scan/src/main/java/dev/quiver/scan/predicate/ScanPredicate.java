@@ -32,6 +32,23 @@ public sealed interface ScanPredicate {
 
   <R> R accept(Visitor<R> v);
 
+  /** The columns {@code p} tests, in the order they first appear (none for null). */
+  static java.util.Set<String> columns(ScanPredicate p) {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    collectColumns(p, out);
+    return out;
+  }
+
+  private static void collectColumns(ScanPredicate p, java.util.Set<String> out) {
+    if (p instanceof Compare c) out.add(c.column());
+    else if (p instanceof In c) out.add(c.column());
+    else if (p instanceof IsNull c) out.add(c.column());
+    else if (p instanceof StartsWith c) out.add(c.column());
+    else if (p instanceof And a) a.children().forEach(x -> collectColumns(x, out));
+    else if (p instanceof Or o) o.children().forEach(x -> collectColumns(x, out));
+    else if (p instanceof Not n) collectColumns(n.child(), out);
+  }
+
   interface Visitor<R> {
     R visitCompare(Compare p);
     R visitIn(In p);

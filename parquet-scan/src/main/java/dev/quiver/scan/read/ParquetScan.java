@@ -249,24 +249,12 @@ public final class ParquetScan implements AutoCloseable {
 
   /** The predicate's columns stored in a file of schema {@code fileSchema} (not partition columns), in order. */
   private List<String> statsColumns(MessageType fileSchema) {
-    java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
-    collectColumns(predicate, names);
+    Set<String> names = ScanPredicate.columns(predicate);
     List<String> out = new ArrayList<>();
     for (String n : names) {
       if (!table.isPartitionColumn(n) && fileSchema.containsField(n) && fileSchema.getType(n).isPrimitive()) out.add(n);
     }
     return out;
-  }
-
-  private static void collectColumns(ScanPredicate p, Set<String> out) {
-    if (p == null) return;
-    if (p instanceof ScanPredicate.Compare c) out.add(c.column());
-    else if (p instanceof ScanPredicate.In c) out.add(c.column());
-    else if (p instanceof ScanPredicate.IsNull c) out.add(c.column());
-    else if (p instanceof ScanPredicate.StartsWith c) out.add(c.column());
-    else if (p instanceof ScanPredicate.And a) a.children().forEach(x -> collectColumns(x, out));
-    else if (p instanceof ScanPredicate.Or o) o.children().forEach(x -> collectColumns(x, out));
-    else if (p instanceof ScanPredicate.Not n) collectColumns(n.child(), out);
   }
 
   /** The report of row group {@code index} of {@code file}, with the footer statistics of {@code statsColumns}. */

@@ -20,6 +20,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
   private final ScanOptions scanOptions;
   /** Whether filters, projections and partial aggregations above a scan run in the scan's tasks. */
   private final boolean parallelPipelines;
+  /** Whether scans keep a report per row group (for a profile). */
+  private boolean recordRowGroups;
 
   public PhysicalPlanner(BufferAllocator allocator, EvalContext ctx,
       dev.quiver.planner.Cancellation cancellation, int batchRows, boolean pruning) {
@@ -47,6 +49,12 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     this.batchRows = batchRows;
   }
 
+  /** Makes this planner's scans keep a report per row group ({@code ScanMetrics.recordingRowGroups()}). */
+  public PhysicalPlanner recordingRowGroups() {
+    this.recordRowGroups = true;
+    return this;
+  }
+
   public Operator plan(LogicalPlan plan) {
     Operator op = plan.accept(this);
     op.cancellation = cancellation;
@@ -55,7 +63,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
 
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions);
+    return new ScanExec(p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions, null,
+        recordRowGroups);
   }
 
   @Override
@@ -137,7 +146,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     ScanPipeline pipeline = new ScanPipeline(stages, projections, expand == null ? null : expand.schema(), partial,
         allocator, cancellation);
     Operator op = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
-        pipeline);
+        pipeline, recordRowGroups);
     op.cancellation = cancellation;
     for (int i = 0; i < chain.size(); i++) {
       op = new FusedExec(op, chain.get(i).schema(), descriptions.get(i), pipeline.stageRows[i]);

@@ -17,7 +17,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class ScanExec extends Operator {
   private final LogicalPlan.TableScan plan;
-  private final ScanMetrics metrics = new ScanMetrics();
+  private final ScanMetrics metrics;
   private final TableSource.BatchReader scan;
 
   private final dev.quiver.planner.Cancellation cancellation;
@@ -27,11 +27,13 @@ public final class ScanExec extends Operator {
 
   ScanExec(LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
       dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options) {
-    this(plan, filter, allocator, batchRows, cancellation, pruning, options, null);
+    this(plan, filter, allocator, batchRows, cancellation, pruning, options, null, false);
   }
 
   ScanExec(LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
-      dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options, ScanPipeline pipeline) {
+      dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options, ScanPipeline pipeline,
+      boolean recordRowGroups) {
+    this.metrics = recordRowGroups ? ScanMetrics.recordingRowGroups() : new ScanMetrics();
     this.plan = plan;
     this.cancellation = cancellation;
     this.pipeline = pipeline;
@@ -70,6 +72,11 @@ public final class ScanExec extends Operator {
     Map<String, Long> m = new java.util.LinkedHashMap<>(metrics.asMap());
     m.remove("files");
     return m;
+  }
+
+  /** The logical scan this operator reads (its table, predicate, residual and exact conjuncts). */
+  public LogicalPlan.TableScan scanPlan() {
+    return plan;
   }
 
   public ScanMetrics scanMetrics() {

@@ -18,6 +18,11 @@ public abstract class ExpressionRule implements Rule {
   /** Rewrites one expression tree (return the same instance when nothing applies). */
   abstract Expr rewrite(Expr e, OptimizerContext context);
 
+  /** Rewrites a predicate (a filter's or a join's condition); by default as any expression. */
+  Expr rewritePredicate(Expr e, OptimizerContext context) {
+    return rewrite(e, context);
+  }
+
   @Override
   public Pattern pattern() {
     return NODES_WITH_EXPRESSIONS;
@@ -26,7 +31,7 @@ public abstract class ExpressionRule implements Rule {
   @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
     if (plan instanceof LogicalPlan.Filter f) {
-      Expr c = rewrite(f.condition(), context);
+      Expr c = rewritePredicate(f.condition(), context);
       return c.equals(f.condition()) ? plan : new LogicalPlan.Filter(f.input(), c);
     }
     if (plan instanceof LogicalPlan.Project p) {
@@ -56,7 +61,7 @@ public abstract class ExpressionRule implements Rule {
       return any ? new LogicalPlan.Aggregate(a.input(), groups, out) : plan;
     }
     if (plan instanceof LogicalPlan.Join j && j.condition() != null) {
-      Expr c = rewrite(j.condition(), context);
+      Expr c = rewritePredicate(j.condition(), context);
       return c.equals(j.condition()) ? plan : new LogicalPlan.Join(j.left(), j.right(), j.type(), c);
     }
     if (plan instanceof LogicalPlan.Sort s) {

@@ -21,8 +21,22 @@ public final class Optimizer {
   /** The default maximum of passes ({@code SqlLimits.DEFAULT_MAX_OPTIMIZER_PASSES}). */
   public static final int MAX_PASSES = 8;
 
-  /** A rule that changed the plan, and the plan after it (for EXPLAIN VERBOSE). */
-  public record Step(String rule, LogicalPlan plan) {}
+  /**
+   * A rule that changed the plan, and the plan after it (for EXPLAIN VERBOSE); {@code rewrites}: the simplifier's
+   * rewrites of predicates in that step, recorded only when the context asked ({@link OptimizerContext#rewrites()}).
+   */
+  public record Step(String rule, LogicalPlan plan, List<Rewrite> rewrites) {
+    public Step {
+      rewrites = List.copyOf(rewrites);
+    }
+
+    public Step(String rule, LogicalPlan plan) {
+      this(rule, plan, List.of());
+    }
+  }
+
+  /** One rewrite by one simplifier rule (its class's simple name) of (part of) a predicate: before and after. */
+  public record Rewrite(String rule, dev.quiver.planner.expr.Expr before, dev.quiver.planner.expr.Expr after) {}
 
   public record Result(LogicalPlan plan, List<Step> steps) {}
 
@@ -77,10 +91,17 @@ public final class Optimizer {
       boolean changed = false;
       for (Rule rule : rules) {
         context.cancellation().check();
+        int logged = context.rewrites() == null ? 0 : context.rewrites().size();
         LogicalPlan next = applyRule(rule, plan, context);
+        List<Rewrite> rewrites = List.of();
+        if (context.rewrites() != null) {
+          List<Rewrite> tail = context.rewrites().subList(logged, context.rewrites().size());
+          if (next != plan) rewrites = List.copyOf(tail);
+          tail.clear(); // kept only with the step they belong to
+        }
         if (next == plan) continue;
         checkSchema(rule, plan.schema(), next.schema());
-        steps.add(new Step(rule.lastStepName(), next));
+        steps.add(new Step(rule.lastStepName(), next, rewrites));
         plan = next;
         changed = true;
       }

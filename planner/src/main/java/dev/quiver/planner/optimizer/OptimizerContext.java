@@ -11,7 +11,16 @@ import org.apache.arrow.memory.BufferAllocator;
  * passes the expression simplifier makes over one expression at most ({@code SqlLimits.maxSimplifierPasses}).
  */
 public record OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation,
-    int maxSimplifierPasses) {
+    int maxSimplifierPasses, java.util.List<Optimizer.Rewrite> rewrites) {
+  /**
+   * {@code rewrites}: where the simplifier appends each rewrite it makes to a predicate (WHERE, ON, HAVING), for a
+   * profile; null (the normal path) records nothing.
+   */
+  public OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation,
+      int maxSimplifierPasses) {
+    this(allocator, eval, cancellation, maxSimplifierPasses, null);
+  }
+
   public OptimizerContext(BufferAllocator allocator, EvalContext eval, Cancellation cancellation) {
     this(allocator, eval, cancellation, dev.quiver.planner.optimizer.simplify.ExprSimplifier.MAX_PASSES);
   }

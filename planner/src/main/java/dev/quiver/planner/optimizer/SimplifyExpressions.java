@@ -29,4 +29,9 @@ public final class SimplifyExpressions extends ExpressionRule {
   Expr rewrite(Expr e, OptimizerContext context) {
     return simplifier.simplify(e, context, fired);
   }
+
+  @Override
+  Expr rewritePredicate(Expr e, OptimizerContext context) {
+    return simplifier.simplify(e, context, fired, context.rewrites());
+  }
 }

@@ -38,7 +38,7 @@ public final class SimplifyFilterPredicate implements Rule {
   @Override
   public LogicalPlan apply(LogicalPlan plan, OptimizerContext context) {
     LogicalPlan.Filter f = (LogicalPlan.Filter) plan;
-    var condition = simplifier.simplifyFilter(f.condition(), context, fired);
+    var condition = simplifier.simplifyFilter(f.condition(), context, fired, context.rewrites());
     return condition.equals(f.condition()) ? plan : new LogicalPlan.Filter(f.input(), condition);
   }
 }

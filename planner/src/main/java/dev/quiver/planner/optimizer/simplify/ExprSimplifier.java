@@ -1,6 +1,7 @@
 package dev.quiver.planner.optimizer.simplify;
 
 import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.optimizer.Optimizer;
 import dev.quiver.planner.optimizer.OptimizerContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +47,16 @@ public final class ExprSimplifier {
 
   /** The simplified expression; names of the rules that changed something go to {@code fired}. */
   public Expr simplify(Expr e, OptimizerContext context, Set<String> fired) {
+    return simplify(e, context, fired, null);
+  }
+
+  /**
+   * As above; each rewrite (rule, node before, node after) is also appended to {@code log} unless it is null (a
+   * profile's record of what the simplifier did to a predicate).
+   */
+  public Expr simplify(Expr e, OptimizerContext context, Set<String> fired, List<Optimizer.Rewrite> log) {
     for (int pass = 0; pass < context.maxSimplifierPasses(); pass++) {
-      Expr next = visit(e, context, fired);
+      Expr next = visit(e, context, fired, log);
       if (next.equals(e)) return next;
       e = next;
     }
@@ -59,20 +68,30 @@ public final class ExprSimplifier {
    * reaches through AND / OR only, then simplify again.
    */
   public Expr simplifyFilter(Expr e, OptimizerContext context, Set<String> fired) {
-    Expr s = simplify(e, context, fired);
-    Expr w = FilterContext.unknownAsFalse(s);
-    if (!w.equals(s)) fired.add("SimplifyFilterPredicate");
-    return simplify(w, context, fired);
+    return simplifyFilter(e, context, fired, null);
   }
 
-  private Expr visit(Expr node, OptimizerContext context, Set<String> fired) {
-    if (node instanceof Expr.And || node instanceof Expr.Or) return visitChain(node instanceof Expr.And, node, context, fired);
+  /** As above, each rewrite also appended to {@code log} unless it is null. */
+  public Expr simplifyFilter(Expr e, OptimizerContext context, Set<String> fired, List<Optimizer.Rewrite> log) {
+    Expr s = simplify(e, context, fired, log);
+    Expr w = FilterContext.unknownAsFalse(s);
+    if (!w.equals(s)) {
+      fired.add("SimplifyFilterPredicate");
+      if (log != null) log.add(new Optimizer.Rewrite("SimplifyFilterPredicate", s, w));
+    }
+    return simplify(w, context, fired, log);
+  }
+
+  private Expr visit(Expr node, OptimizerContext context, Set<String> fired, List<Optimizer.Rewrite> log) {
+    if (node instanceof Expr.And || node instanceof Expr.Or) {
+      return visitChain(node instanceof Expr.And, node, context, fired, log);
+    }
     List<Expr> children = node.children();
     if (!children.isEmpty()) {
       List<Expr> next = new ArrayList<>(children.size());
       boolean changed = false;
       for (Expr c : children) {
-        Expr n = visit(c, context, fired);
+        Expr n = visit(c, context, fired, log);
         changed |= n != c;
         next.add(n);
       }
@@ -84,6 +103,7 @@ public final class ExprSimplifier {
         Expr n = rule.apply(node, context);
         if (n != node && !n.equals(node)) {
           fired.add(rule.name());
+          if (log != null) log.add(new Optimizer.Rewrite(rule.getClass().getSimpleName(), node, n));
           node = n;
           if (node instanceof Expr.And || node instanceof Expr.Or) return node; // chains are the next pass's
         }
@@ -93,13 +113,15 @@ public final class ExprSimplifier {
     return node;
   }
 
-  private Expr visitChain(boolean and, Expr node, OptimizerContext context, Set<String> fired) {
+  private Expr visitChain(boolean and, Expr node, OptimizerContext context, Set<String> fired,
+      List<Optimizer.Rewrite> log) {
     List<Expr> terms = new ArrayList<>();
-    for (Expr t : flatten(and, node)) terms.add(visit(t, context, fired));
+    for (Expr t : flatten(and, node)) terms.add(visit(t, context, fired, log));
     for (ChainRule rule : chainRules) {
       List<Expr> next = rule.apply(and, terms);
       if (next != terms && !next.equals(terms)) {
         fired.add(rule.name());
+        if (log != null) log.add(new Optimizer.Rewrite(rule.getClass().getSimpleName(), build(and, terms), build(and, next)));
         terms = next;
       }
       if (terms.size() == 1) return terms.get(0);
