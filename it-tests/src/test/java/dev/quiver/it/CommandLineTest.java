@@ -65,7 +65,10 @@ class CommandLineTest {
 
     ServerProcess(Path log, String... args) throws Exception {
       this.log = log;
-      this.process = main(log, args);
+      // the web console on a free port unless the test says otherwise: servers started together must not collide
+      List<String> all = new ArrayList<>(List.of(args));
+      if (!all.contains("--http-port") && !all.contains("--no-console")) all.addAll(List.of("--http-port", "0"));
+      this.process = main(log, all.toArray(new String[0]));
       Pattern serving = Pattern.compile("Quiver is serving .* on 127\\.0\\.0\\.1:(\\d+)");
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
       while (true) {
@@ -112,6 +115,42 @@ class CommandLineTest {
   }
 
   // ---- the server -------------------------------------------------------------------------------
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void theBannerPrintsTheConsolesUrlAndMinusOneTurnsItOff() throws Exception {
+    try (ServerProcess on = new ServerProcess(dir.resolve("on.log"), "--data", SampleData.ensure().toString(),
+            "--port", "0", "--server-memory", "256m", "--warm-up", "0");
+        ServerProcess off = new ServerProcess(dir.resolve("off.log"), "--data", SampleData.ensure().toString(),
+            "--port", "0", "--server-memory", "256m", "--warm-up", "0", "--http-port", "-1")) {
+      String console = on.lines().stream().filter(l -> l.startsWith("Console: ")).findFirst()
+          .orElseThrow(() -> new AssertionError("no Console: line in " + on.lines()));
+      Matcher m = Pattern.compile("Console: (http://127\\.0\\.0\\.1:(\\d+)/)$").matcher(console);
+      assertThat(m.find()).as(console).isTrue();
+      java.net.http.HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(m.group(1))).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.body()).contains("quiver-csrf");
+      assertThat(off.lines()).noneMatch(l -> l.startsWith("Console"));
+    }
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aConsolePortInUseIsOneClearLine() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+      Run r = run("--data", SampleData.ensure().toString(), "--port", "0", "--server-memory", "256m", "--warm-up", "0",
+          "--http-port", String.valueOf(taken.getLocalPort()));
+      assertThat(r.lines()).containsExactly("quiver: cannot serve the console on 127.0.0.1:" + taken.getLocalPort()
+          + ": Address already in use (--http-port N serves it on another port, --http-port -1 turns it off)");
+      assertThat(r.status()).isEqualTo(2);
+    }
+    Run open = run("--data", SampleData.ensure().toString(), "--port", "0", "--http-host", "0.0.0.0");
+    assertThat(open.lines()).containsExactly("refusing to serve the console on 0.0.0.0 without authentication: give"
+        + " --users FILE or --user NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
+    assertThat(open.status()).isEqualTo(2);
+  }
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)

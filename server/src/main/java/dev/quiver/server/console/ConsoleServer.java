@@ -85,9 +85,10 @@ public final class ConsoleServer implements AutoCloseable {
           + " (--http-port N serves it on another port, --http-port -1 turns it off)", e);
     }
     AtomicInteger n = new AtomicInteger();
+    String threads = "quiver-console-" + server.getAddress().getPort() + "-";
     ThreadPoolExecutor executor = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(1024), r -> {
-          Thread t = new Thread(r, "quiver-console-" + n.incrementAndGet());
+          Thread t = new Thread(r, threads + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
