@@ -122,6 +122,7 @@
       $('login').hidden = true;
       await start();
     } catch (e) {
+      $('login-password').value = '';
       showLogin(e.status === 401 ? 'Wrong user or password.' : e.message);
     }
   }
@@ -339,7 +340,9 @@
     if (scan) li.appendChild(scanDetail(scan));
     else if (node.attributes && Object.keys(node.attributes).length) {
       const dl = el('div', { class: 'attrs' });
-      for (const [k, v] of Object.entries(node.attributes)) dl.appendChild(el('span', { class: 'kv', text: k + '=' + v }));
+      for (const [k, v] of Object.entries(node.attributes)) {
+        if (k !== 'output_rows' && k !== 'elapsed_ms') dl.appendChild(el('span', { class: 'kv', text: k + '=' + v }));
+      }
       li.appendChild(dl);
     }
     if (node.children && node.children.length) {
