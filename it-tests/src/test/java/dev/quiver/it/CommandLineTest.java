@@ -123,8 +123,9 @@ class CommandLineTest {
             "--port", "0", "--server-memory", "256m", "--warm-up", "0");
         ServerProcess off = new ServerProcess(dir.resolve("off.log"), "--data", SampleData.ensure().toString(),
             "--port", "0", "--server-memory", "256m", "--warm-up", "0", "--http-port", "-1")) {
-      String console = on.lines().stream().filter(l -> l.startsWith("Console: ")).findFirst()
-          .orElseThrow(() -> new AssertionError("no Console: line in " + on.lines()));
+      List<String> banner = on.lines();
+      String console = banner.stream().filter(l -> l.startsWith("Console: ")).findFirst()
+          .orElseThrow(() -> new AssertionError("no Console: line in " + banner));
       Matcher m = Pattern.compile("Console: (http://127\\.0\\.0\\.1:(\\d+)/)$").matcher(console);
       assertThat(m.find()).as(console).isTrue();
       java.net.http.HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(

@@ -45,7 +45,6 @@ final class ConsoleApi implements HttpHandler {
   /** Bytes of a request body beyond the SQL's limit: the JSON around it. */
   static final int BODY_SLACK = 4096;
   private static final Pattern AT = Pattern.compile("\\bat (\\d+):(\\d+)\\b");
-  private static final Pattern ANY = Pattern.compile("\\b(\\d+):(\\d+)\\b");
 
   private final ConsoleQueries queries;
   private final ConsoleAuth auth;
@@ -295,14 +294,14 @@ final class ConsoleApi implements HttpHandler {
     sendJson(x, http, Map.of("error", e));
   }
 
-  /** {@code line:column} of a message: after "at " if there is one, else its first {@code n:m}; null if none. */
+  /**
+   * {@code line:column} of a message, as Quiver's errors give a position ({@code syntax error at 3:7: …}); null if
+   * none (a bare {@code 12:30} may be a time in a literal, not a position).
+   */
   static Integer[] lineColumn(String message) {
     if (message == null) return null;
     Matcher m = AT.matcher(message);
-    if (!m.find()) {
-      m = ANY.matcher(message);
-      if (!m.find()) return null;
-    }
+    if (!m.find()) return null;
     try {
       return new Integer[] {Integer.valueOf(m.group(1)), Integer.valueOf(m.group(2))};
     } catch (NumberFormatException e) {

@@ -37,7 +37,8 @@ final class ConsoleAuth {
   ConsoleAuth(String host, int port) {
     String h = host.toLowerCase(Locale.ROOT);
     if (h.contains(":") && !h.startsWith("[")) h = "[" + h + "]"; // an IPv6 literal in a Host header
-    allowedHosts = Set.of(h + ":" + port, "localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port);
+    allowedHosts = Set.copyOf(java.util.List.of(h + ":" + port, "localhost:" + port, "127.0.0.1:" + port,
+        "[::1]:" + port));
   }
 
   /** The CSRF token of this server start. */
