@@ -51,8 +51,6 @@ class ConsoleBrowserTest {
   static final String PRUNING = "SELECT count(*) FROM lineitem WHERE l_shipdate < DATE '1992-03-01'";
   static final String CHROMIUM = System.getProperty("quiver.chromium", "/usr/bin/chromium");
   static final String CHROMEDRIVER = System.getProperty("quiver.chromedriver", "/usr/bin/chromedriver");
-  /** A loopback address (ConsoleAuth's Set.of fails on 127.0.0.1, which it lists twice). */
-  static final String CONSOLE_HOST = "127.0.0.2";
   static final Duration WAIT = Duration.ofSeconds(60);
 
   TestServer server;
@@ -66,10 +64,9 @@ class ConsoleBrowserTest {
           + "): run .ci/run, or apt-get install -y chromium chromium-driver");
     }
     Path data = SampleData.ensure();
-    server = TestServer.start(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0)
-        .withConsole(CONSOLE_HOST, 0));
+    server = TestServer.startWithConsole(data);
     secured = TestServer.start(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0)
-        .withUsers(dev.quiver.server.Users.none().with("alice", "s3cret")).withConsole(CONSOLE_HOST, 0));
+        .withUsers(dev.quiver.server.Users.none().with("alice", "s3cret")).withConsole("127.0.0.1", 0));
     // the driver path given explicitly, so Selenium Manager never tries to download one
     System.setProperty("webdriver.chrome.driver", CHROMEDRIVER);
     ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
