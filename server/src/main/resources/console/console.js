@@ -531,7 +531,6 @@
     }
     const win = $('map-window');
     win.max = String(Math.max(0, windowMax));
-    win.step = String(Math.max(1, Math.floor(MAX_CELLS / 4)));
     $('map-window-label').hidden = windowMax <= 0;
     $('map-window-text').textContent = windowMax > 0 ? 'from cell ' + fmtInt(mapState.offset + 1) : '';
   }

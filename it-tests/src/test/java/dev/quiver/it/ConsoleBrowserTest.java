@@ -261,6 +261,59 @@ class ConsoleBrowserTest {
     assertThat(onRead).as("the simplifier makes the predicate pushable: fewer row groups read").isLessThan(offRead);
   }
 
+  /** The map's cells as {@code [data-outcome, data-count, data-index, title]} lists, in one round trip. */
+  @SuppressWarnings("unchecked")
+  private List<List<String>> mapCells() {
+    return (List<List<String>>) ((JavascriptExecutor) driver).executeScript(
+        "return Array.from(document.querySelectorAll('#rowgroup-map div.rg'), c => [c.getAttribute('data-outcome'), "
+            + "c.getAttribute('data-count'), c.getAttribute('data-index'), c.title]);");
+  }
+
+  @Test
+  void aLargeTablesMapAggregatesCellsAndZooms(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    // 21,000 rows in row groups of 10, sorted by l_shipdate: 2,100 row groups, the first ones hold 1992
+    dev.quiver.sample.Lineitem.write(dir.resolve("lineitem.parquet"), 0.0035, dev.quiver.sample.Lineitem.Order.SHIPDATE,
+        10, b -> b);
+    String query = "SELECT count(*) FROM lineitem WHERE l_shipdate < DATE '1993-01-01'";
+    try (TestServer big = TestServer.startWithConsole(dir)) {
+      java.util.Map<String, Long> metrics;
+      try (Connection c = big.jdbc()) {
+        metrics = TestServer.scanMetrics(c, query);
+      }
+      long total = metrics.get("row_groups_total");
+      long read = total - metrics.get("row_groups_pruned");
+      assertThat(total).isGreaterThan(2000);
+      assertThat(read).isBetween(1L, 1999L);
+
+      driver.get(big.consoleUrl());
+      waitFor(d -> byId("samples").findElements(By.tagName("option")).size() > 1);
+      runInPage(query);
+      waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
+      List<List<String>> cells = mapCells();
+      assertThat(cells.size()).isLessThanOrEqualTo(2000).isGreaterThan(100);
+      assertThat(cells.stream().mapToLong(c -> Long.parseLong(c.get(1))).sum()).as("aggregate cells cover every row group")
+          .isEqualTo(total);
+      assertThat(cells.get(0).get(3)).contains("row groups:").contains("read");
+      assertThat(byId("map-zoom").isDisplayed()).isTrue();
+
+      // zoomed in to one row group per cell: a window of 2,000 cells, the read ones first (sorted by l_shipdate)
+      new org.openqa.selenium.support.ui.Select(byId("map-zoom")).selectByValue("1");
+      cells = mapCells();
+      assertThat(cells).hasSize(2000);
+      assertThat(cells.stream().filter(c -> !c.get(0).startsWith("PRUNED")).count()).isEqualTo(read);
+      assertThat(cells.get(0).get(1)).isNull();
+      assertThat(cells.get(0).get(2)).isEqualTo("0");
+      // the window slid to the end shows the last row group
+      ((JavascriptExecutor) driver).executeScript("const w = document.getElementById('map-window'); "
+          + "w.value = w.max; w.dispatchEvent(new Event('input'));");
+      cells = mapCells();
+      assertThat(cells).hasSize(2000);
+      assertThat(cells.get(cells.size() - 1).get(2)).isEqualTo(Long.toString(total - 1));
+      assertThat(cells.stream().filter(c -> !c.get(0).startsWith("PRUNED")).count())
+          .isEqualTo(Math.max(0, read - (total - 2000)));
+    }
+  }
+
   // ---- tables and benchmarks ----------------------------------------------------------------------------------
 
   @Test
@@ -290,6 +343,15 @@ class ConsoleBrowserTest {
 
   @Test
   void pageRendersWithoutConsoleErrorsAndIsScreenshot() throws Exception {
+    // every sample query runs and renders (a join's several scans, events' partitions)
+    List<String> sampleSql = byId("samples").findElements(By.tagName("option")).stream()
+        .map(o -> o.getAttribute("value")).filter(v -> !v.isEmpty()).collect(Collectors.toList());
+    assertThat(sampleSql).hasSizeGreaterThanOrEqualTo(4);
+    for (String sql : sampleSql) {
+      runInPage(sql);
+      assertThat(byId("error").isDisplayed()).as(sql + ": " + byId("error").getText()).isFalse();
+      assertThat(driver.findElements(By.cssSelector("#plan li[data-operator]"))).as(sql).isNotEmpty();
+    }
     new Select(byId("samples")).selectContaining("l_shipdate < DATE '1992-03-01'");
     byId("run").click();
     waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
