@@ -241,7 +241,7 @@ class ConsoleBrowserTest {
   }
 
   @Test
-  void simplifierStepsAndCompareView() {
+  void simplifierStepsAndCompareView() throws Exception {
     Select samples = new Select(byId("samples"));
     samples.selectContaining("extract(year");
     byId("run").click();
@@ -256,6 +256,8 @@ class ConsoleBrowserTest {
     WebElement read = driver.findElement(By.cssSelector("#compare-view tr[data-metric=row_groups_read]"));
     String on = read.findElement(By.className("on")).getText();
     String off = read.findElement(By.className("off")).getText();
+    java.nio.file.Files.write(Paths.get("target", "console-compare.png"),
+        ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
     long onRead = Long.parseLong(on.split(" ")[0].replace(",", ""));
     long offRead = Long.parseLong(off.split(" ")[0].replace(",", ""));
     assertThat(onRead).as("the simplifier makes the predicate pushable: fewer row groups read").isLessThan(offRead);
@@ -347,10 +349,14 @@ class ConsoleBrowserTest {
     List<String> sampleSql = byId("samples").findElements(By.tagName("option")).stream()
         .map(o -> o.getAttribute("value")).filter(v -> !v.isEmpty()).collect(Collectors.toList());
     assertThat(sampleSql).hasSizeGreaterThanOrEqualTo(4);
-    for (String sql : sampleSql) {
+    Files.createDirectories(Paths.get("target"));
+    for (int i = 0; i < sampleSql.size(); i++) {
+      String sql = sampleSql.get(i);
       runInPage(sql);
       assertThat(byId("error").isDisplayed()).as(sql + ": " + byId("error").getText()).isFalse();
       assertThat(driver.findElements(By.cssSelector("#plan li[data-operator]"))).as(sql).isNotEmpty();
+      Files.write(Paths.get("target", "console-sample-" + (i + 1) + ".png"),
+          ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
     }
     new Select(byId("samples")).selectContaining("l_shipdate < DATE '1992-03-01'");
     byId("run").click();
