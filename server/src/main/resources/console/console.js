@@ -501,7 +501,8 @@
       const m = scan.metrics || {};
       const head = el('div', { class: 'map-head' },
         el('strong', { text: scan.table }),
-        el('span', { class: 'muted', text: ' · ' + fmtInt(scan.rowGroups.length) + ' row groups · read '
+        el('span', { class: 'muted', text: ' · ' + fmtInt(scan.rowGroups.length)
+          + (scan.rowGroups.length === 1 ? ' row group · read ' : ' row groups · read ')
           + fmtInt(scan.rowGroups.filter((r) => !String(r.outcome).startsWith('PRUNED')).length)
           + (m.bytes_scanned !== undefined ? ' · ' + fmtBytes(m.bytes_scanned) + ' scanned' : '') }),
         scan.predicate ? el('code', { class: 'map-pred', text: scan.predicate }) : null);
@@ -629,7 +630,8 @@
     clear(box);
     box.setAttribute('data-table', d.name);
     box.appendChild(el('h2', { text: d.name }));
-    box.appendChild(el('p', null, fmtInt(d.rows) + ' rows in ' + fmtInt((d.files || []).length) + ' files, '
+    const nFiles = (d.files || []).length;
+    box.appendChild(el('p', null, fmtInt(d.rows) + ' rows in ' + fmtInt(nFiles) + (nFiles === 1 ? ' file, ' : ' files, ')
       + fmtBytes(d.bytes) + '.'));
     const sorted = d.sortedBy || [];
     box.appendChild(el('p', { id: 'table-sorted', class: 'sorted', 'data-sorted-by': sorted.join(',') },
@@ -876,6 +878,10 @@
     ta.addEventListener('input', () => {
       if (!$('error').hidden) { delete $('gutter').dataset.errorLine; }
       updateGutter();
+      // the sample picker names the text while it is a sample's
+      const sel = $('samples');
+      const match = Array.from(sel.options).find((o) => o.value && o.value === ta.value);
+      sel.value = match ? match.value : '';
     });
     ta.addEventListener('scroll', () => { $('gutter').scrollTop = ta.scrollTop; });
     ta.addEventListener('keydown', (ev) => {

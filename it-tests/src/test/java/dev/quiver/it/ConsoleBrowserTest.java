@@ -125,6 +125,16 @@ class ConsoleBrowserTest {
     waitFor(d -> byId("run").isEnabled() && (byId("error").isDisplayed() || !byId("results").getText().isEmpty()));
   }
 
+  /** A screenshot in it-tests/target, for a person to look at. */
+  private void shot(String name) {
+    try {
+      Files.createDirectories(Paths.get("target"));
+      Files.write(Paths.get("target", name), ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private List<LogEntry> browserLog() {
     return driver.manage().logs().get(LogType.BROWSER).getAll();
   }
@@ -328,6 +338,7 @@ class ConsoleBrowserTest {
     assertThat(sorted.getText()).contains("sorted by").contains("l_shipdate");
     assertThat(driver.findElements(By.cssSelector("#table-columns tr[data-column=l_comment]"))).hasSize(1);
     assertThat(driver.findElements(By.cssSelector("#table-detail details.file"))).isNotEmpty();
+    shot("console-tables.png");
   }
 
   @Test
@@ -339,6 +350,7 @@ class ConsoleBrowserTest {
         "const i = arguments[0]; return i.complete && i.naturalWidth > 0;", chart));
     assertThat(driver.findElements(By.cssSelector("#bench-view h2, #bench-view h3"))).isNotEmpty();
     assertThat(driver.findElements(By.cssSelector("#bench-view script"))).isEmpty();
+    shot("console-bench.png");
   }
 
   // ---- the page itself ----------------------------------------------------------------------------------------
