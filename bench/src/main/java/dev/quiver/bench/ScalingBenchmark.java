@@ -56,7 +56,7 @@ public final class ScalingBenchmark {
         port = s.getLocalPort();
       }
       Process server = new ProcessBuilder("java", "-jar", serverJar, "--port", String.valueOf(port), "--data",
-          data.toString(), "--server-memory", serverMemory, "--warm-up", "0")
+          data.toString(), "--server-memory", serverMemory, "--warm-up", "0", "--no-console")
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
       try {
         String url = "jdbc:arrow-flight-sql://127.0.0.1:" + port + "/?useEncryption=false";

@@ -300,6 +300,27 @@ class ConsoleTest {
   }
 
   @Test
+  void aConsoleQueryHasTheQueryMemoryLimitAndFailsAsJdbcDoes() throws Exception {
+    String sql = "SELECT count(DISTINCT l_comment) FROM lineitem";
+    ServerConfig config = ServerConfig.of(SampleData.ensure().toString(), "127.0.0.1", 0).withQueryMemory(16L << 20)
+        .withConsole("127.0.0.1", 0);
+    try (TestServer limited = TestServer.start(config)) {
+      Console c = new Console(limited.consoleUrl(), HttpClient.newHttpClient());
+      HttpResponse<String> r = c.post("/api/query", Map.of("sql", sql, "queryId", "big"));
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+      JsonNode e = json(r).get("error");
+      assertThat(e.get("status").asText()).isEqualTo("RESOURCE_EXHAUSTED");
+      assertThat(e.get("message").asText()).contains("limit of 16 MiB (--query-memory)");
+      try (Connection jdbc = limited.jdbc()) {
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> TestServer.rows(jdbc, sql));
+        assertThat(MemoryLimitTest.status((SQLException) t)).startsWith("RESOURCE_EXHAUSTED: ")
+            .contains("limit of 16 MiB (--query-memory)");
+      }
+      assertThat(c.post("/api/query", Map.of("sql", PRUNING, "queryId", "small")).statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void aBodyOverTheStatementLimitIs413() throws Exception {
     String sql = "SELECT 1 -- " + "x".repeat((1 << 20) + 5_000);
     HttpResponse<String> r = console.post("/api/query", Map.of("sql", sql, "queryId", "big"));
@@ -360,6 +381,25 @@ class ConsoleTest {
     assertThat(info.get("authRequired").asBoolean()).isFalse();
     assertThat(info.get("user").isNull()).isTrue();
     assertThat(info.get("samples").findValuesAsText("sql")).contains(PRUNING);
+  }
+
+  @Test
+  void everySampleRunsAndAgreesWithJdbc() throws Exception {
+    JsonNode samples = json(console.get("/api/info")).get("samples");
+    assertThat(samples.size()).isGreaterThanOrEqualTo(4);
+    try (Connection c = server.jdbc()) {
+      for (JsonNode sample : samples) {
+        String sql = sample.get("sql").asText();
+        HttpResponse<String> r = console.post("/api/query", Map.of("sql", sql, "queryId", "sample"));
+        assertThat(r.statusCode()).as(sql + "\n" + r.body()).isEqualTo(200);
+        java.util.List<java.util.List<Object>> expected = TestServer.rows(c, sql);
+        JsonNode run = json(r);
+        assertThat(run.get("rowCount").asLong()).as(sql).isEqualTo(expected.size());
+        if (sql.startsWith("SELECT count(*)")) {
+          assertThat(run.get("rows").get(0).get(0).asLong()).as(sql).isEqualTo(((Number) expected.get(0).get(0)).longValue());
+        }
+      }
+    }
   }
 
   @Test

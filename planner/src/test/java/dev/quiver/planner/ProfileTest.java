@@ -223,6 +223,13 @@ class ProfileTest {
       assertThat(s.hasDictionary()).isTrue();
     });
 
+    // the sample's events: 'refund' sorts inside every row group's [min, max] of kind, and is in no dictionary
+    ScanProfile events = run(engine, "SELECT count(*) FROM events WHERE kind = 'refund'", true).profile().scans().get(0);
+    assertThat(events.rowGroups()).isNotEmpty().allSatisfy(g -> {
+      assertThat(g.outcome()).isEqualTo(Outcome.PRUNED_DICTIONARY);
+      assertThat(g.rowsMatching()).isZero();
+    });
+
     long present = code(4_321);
     ProfiledRun bloomRun = run(written, "SELECT id FROM t WHERE code = " + present, true);
     assertThat(bloomRun.rows()).containsExactly(List.of("4321"));
@@ -280,6 +287,25 @@ class ProfileTest {
   }
 
   @Test
+  void aJoinHasAScanProfilePerScanNode() {
+    ProfiledRun run = run(engine, "SELECT o_orderpriority, count(*) FROM orders JOIN lineitem ON l_orderkey = o_orderkey "
+        + "WHERE l_shipdate < DATE '1992-03-01' AND o_orderdate >= DATE '1992-01-01' GROUP BY o_orderpriority "
+        + "ORDER BY o_orderpriority", true);
+    assertThat(run.rowCount()).isEqualTo(5);
+    List<ScanProfile> scans = run.profile().scans();
+    assertThat(scans).extracting(ScanProfile::table).containsExactlyInAnyOrder("orders", "lineitem");
+    assertThat(scans).extracting(ScanProfile::nodeId).doesNotHaveDuplicates();
+    for (ScanProfile s : scans) {
+      PlanNode node = find(run.profile().physical(), s.nodeId());
+      assertThat(node).isNotNull();
+      assertThat(node.operator()).isEqualTo("ParquetScanExec");
+      assertThat(node.outputRows()).isNotNegative();
+      assertThat(s.rowGroups()).isNotEmpty().allSatisfy(g -> assertThat(g.rowsMatching()).isNotNegative());
+    }
+    assertThat(run.profile().logical().children()).isNotEmpty();
+  }
+
+  @Test
   void describesATableFromItsFooters() {
     assertThat(engine.tableNames()).contains("lineitem", "events", "orders");
     TableDescription t = engine.describeTable("lineitem");
@@ -325,13 +351,27 @@ class ProfileTest {
 
   @Test
   void cancellationStopsTheRunAndReleasesItsMemory() {
+    String sql = "SELECT l_orderkey, l_comment FROM lineitem WHERE l_quantity < 30";
+    QuerySettings small = QuerySettings.DEFAULT.withBatchRows(1024);
     AtomicInteger checks = new AtomicInteger();
-    Cancellation cancelAfterSome = () -> {
-      if (checks.incrementAndGet() > 20) throw new QuiverException(ErrorCode.CANCELLED, "cancelled by the test");
-    };
-    assertThatThrownBy(() -> engine.runProfiled("SELECT l_orderkey, l_comment FROM lineitem ORDER BY l_comment",
-        allocator, QuerySettings.DEFAULT.withBatchRows(1024), cancelAfterSome, new ProfileOptions(10, true)))
-        .isInstanceOfSatisfying(QuiverException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CANCELLED));
+    ProfiledRun full = engine.runProfiled(sql, allocator, small, checks::incrementAndGet, new ProfileOptions(10, false));
+    int run = checks.get();
+    assertThat(full.rowCount()).isPositive();
+    assertThat(run).isGreaterThan(200); // a check per batch and operator: planning is a small prefix of them
+    checks.set(0);
+    engine.runProfiled(sql, allocator, small, checks::incrementAndGet, new ProfileOptions(10, true));
+    int withOracle = checks.get();
+    assertThat(withOracle - run).as("checks of the oracle's reading").isGreaterThan(200);
+    // cancelled half-way through the execution, then half-way through the oracle's second reading
+    for (int at : new int[] {run / 2, run + (withOracle - run) / 2}) {
+      AtomicInteger n = new AtomicInteger();
+      Cancellation cancel = () -> {
+        if (n.incrementAndGet() > at) throw new QuiverException(ErrorCode.CANCELLED, "cancelled by the test");
+      };
+      assertThatThrownBy(() -> engine.runProfiled(sql, allocator, small, cancel, new ProfileOptions(10, true)))
+          .isInstanceOfSatisfying(QuiverException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CANCELLED));
+      assertThat(allocator.getAllocatedMemory()).as("memory left after cancelling at check %d", at).isZero();
+    }
     // the allocator is closed by close(): anything left allocated fails the test
   }
 }

@@ -9,7 +9,8 @@ import java.nio.file.Path;
  * ({@code tlsCert}/{@code tlsKey} PEM files, both or neither). Limits: {@code queryMemory} per query,
  * {@code serverMemory} for all queries together (the root allocator's limit), {@code maxQueriesPerUser}
  * running queries per user, the others waiting at most {@code queueTimeoutMs} (0: refused at once), at most
- * {@code maxQueuedPerUser} of them; {@code maxStatementBytes} per SQL statement (UTF-8).
+ * {@code maxQueuedPerUser} of them; {@code maxStatementBytes} per SQL statement (UTF-8). The web console listens on
+ * {@code httpHost:httpPort} (0: a free port; -1: no console, the default of {@link #of}).
  */
 public record ServerConfig(String data, String host, int port, long queryMemory, QuerySettings settings, Users users,
     Path tlsCert, Path tlsKey, Path tlsClientCa, long serverMemory, int maxQueriesPerUser, long queueTimeoutMs,

@@ -43,7 +43,7 @@ public final class ScanMetrics {
   }
 
   /** Records what happened to one row group (ignored unless {@link #recordsRowGroups()}); any thread. */
-  public void rowGroup(RowGroupReport report) {
+  public void report(RowGroupReport report) {
     if (rowGroups != null) rowGroups.add(report);
   }
 

@@ -237,7 +237,7 @@ public final class ParquetScan implements AutoCloseable {
           metrics.rowGroup();
           metrics.pruned(PruningLevel.PARTITION);
           if (metrics.recordsRowGroups()) {
-            metrics.rowGroup(report(ordinal, f, footer, i, statsColumns, PruningLevel.PARTITION, 0, 0, 0, 0));
+            metrics.report(report(ordinal, f, footer, i, statsColumns, PruningLevel.PARTITION, 0, 0, 0, 0));
           }
           ordinal++;
         } else {
@@ -351,7 +351,7 @@ public final class ParquetScan implements AutoCloseable {
           if (level != null) {
             metrics.pruned(level);
             if (metrics.recordsRowGroups()) {
-              metrics.rowGroup(report(ordinal, file, footer, index, statsColumns, level, 0, 0, 0, 0));
+              metrics.report(report(ordinal, file, footer, index, statsColumns, level, 0, 0, 0, 0));
             }
             return out;
           }
@@ -394,7 +394,7 @@ public final class ParquetScan implements AutoCloseable {
           if (pipe != null) pipe.close();
         }
         if (metrics.recordsRowGroups()) {
-          metrics.rowGroup(report(ordinal, file, footer, index, statsColumns, null, pagesTotal, pagesPruned, rows,
+          metrics.report(report(ordinal, file, footer, index, statsColumns, null, pagesTotal, pagesPruned, rows,
               rowPredicate == null ? rows : passing));
         }
         return out;

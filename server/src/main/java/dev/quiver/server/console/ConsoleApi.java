@@ -51,11 +51,21 @@ final class ConsoleApi implements HttpHandler {
   private final Semaphore queryThreads;
   private final List<String> bench;
 
-  ConsoleApi(ConsoleQueries queries, ConsoleAuth auth, int queryThreads) throws IOException {
+  ConsoleApi(ConsoleQueries queries, ConsoleAuth auth, int queryThreads) {
     this.queries = queries;
     this.auth = auth;
     this.queryThreads = new Semaphore(queryThreads);
-    this.bench = StaticFiles.benchNames(); // the jar does not change while it runs
+    this.bench = benchNames(); // the jar does not change while it runs
+  }
+
+  /** The benchmark result files; none (and a warning) if they cannot be listed: the console works without. */
+  private static List<String> benchNames() {
+    try {
+      return StaticFiles.benchNames();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("console: no benchmark results: {}", e.toString());
+      return List.of();
+    }
   }
 
   /** An answer that is not 200: the status, the Flight status name, the ErrorCode name (or null), the message. */
@@ -340,6 +350,6 @@ final class ConsoleApi implements HttpHandler {
 
   private static String version() {
     String v = ConsoleApi.class.getPackage().getImplementationVersion();
-    return v == null ? "0.1.0-SNAPSHOT" : v;
+    return v == null ? "development build" : v; // the jar's manifest has it; target/classes has none
   }
 }

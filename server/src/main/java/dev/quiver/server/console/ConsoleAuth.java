@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The console's request checks. <b>CSRF</b>: every {@code /api/} call carries header {@code X-Quiver-Csrf} with a
  * random token made at each server start and written into {@code index.html} (a page of another site cannot read
  * it, nor send a custom header without a CORS preflight, which the console never answers). <b>DNS rebinding</b>:
- * the {@code Host} header must be the console's own address or loopback, with its port. <b>Users</b>: a login
+ * the {@code Host} header must be the console's own address or loopback, with its port (bound to a wildcard
+ * address: any address or host name of this machine). <b>Users</b>: a login
  * (the same password check as Flight) gets a random bearer token, kept in memory only, valid for {@link
  * #TOKEN_LIFETIME}; a restart forgets all tokens. No cookies are used at all.
  */
@@ -37,8 +38,40 @@ final class ConsoleAuth {
   ConsoleAuth(String host, int port) {
     String h = host.toLowerCase(Locale.ROOT);
     if (h.contains(":") && !h.startsWith("[")) h = "[" + h + "]"; // an IPv6 literal in a Host header
-    allowedHosts = Set.copyOf(java.util.List.of(h + ":" + port, "localhost:" + port, "127.0.0.1:" + port,
-        "[::1]:" + port));
+    java.util.Set<String> names = new java.util.HashSet<>(java.util.List.of(h, "localhost", "127.0.0.1", "[::1]"));
+    if (wildcard(host)) names.addAll(localNames()); // 0.0.0.0: any address or name of this machine
+    java.util.Set<String> hosts = new java.util.HashSet<>();
+    for (String n : names) hosts.add(n + ":" + port);
+    allowedHosts = Set.copyOf(hosts);
+  }
+
+  private static boolean wildcard(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isAnyLocalAddress();
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
+  /** The addresses of this machine's interfaces (IPv6 in brackets) and its host names, lower case. */
+  private static java.util.Set<String> localNames() {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    try {
+      for (java.net.NetworkInterface i : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+        for (java.net.InetAddress a : java.util.Collections.list(i.getInetAddresses())) {
+          String ip = a.getHostAddress();
+          int scope = ip.indexOf('%');
+          if (scope >= 0) ip = ip.substring(0, scope);
+          names.add(a instanceof java.net.Inet6Address ? "[" + ip + "]" : ip);
+        }
+      }
+      java.net.InetAddress local = java.net.InetAddress.getLocalHost();
+      names.add(local.getHostName().toLowerCase(Locale.ROOT));
+      names.add(local.getCanonicalHostName().toLowerCase(Locale.ROOT));
+    } catch (java.io.IOException e) {
+      // no interfaces or no name: loopback and the bound address still work
+    }
+    return names;
   }
 
   /** The CSRF token of this server start. */

@@ -70,15 +70,24 @@ final class StaticFiles {
     try {
       URI uri = url.toURI();
       if (uri.getScheme().equals("jar")) {
-        try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of()); Stream<Path> s = Files.list(fs.getPath(BENCH))) {
+        FileSystem open = null;
+        FileSystem fs;
+        try {
+          fs = open = FileSystems.newFileSystem(uri, Map.of());
+        } catch (java.nio.file.FileSystemAlreadyExistsException e) { // someone else has the jar open: share it
+          fs = FileSystems.getFileSystem(uri);
+        }
+        try (Stream<Path> s = Files.list(fs.getPath(BENCH))) {
           s.forEach(p -> names.add(p.getFileName().toString().replaceAll("/$", "")));
+        } finally {
+          if (open != null) open.close();
         }
       } else {
         try (Stream<Path> s = Files.list(Path.of(uri))) {
           s.forEach(p -> names.add(p.getFileName().toString()));
         }
       }
-    } catch (java.net.URISyntaxException | java.nio.file.FileSystemAlreadyExistsException e) {
+    } catch (java.net.URISyntaxException e) {
       throw new IOException("cannot list the benchmark results: " + e.getMessage(), e);
     }
     names.removeIf(n -> !plainName(n));
