@@ -17,7 +17,7 @@ import java.util.Map;
  * @param disableCertificateVerification accept any server certificate (testing only)
  * @param clientCertificate    PEM client certificate for mutual TLS, with {@code clientKey}
  * @param clientKey            its PEM private key
- * @param maxEndpoints         if &gt; 0, {@code SET max_endpoints = N} in the session before planning
+ * @param maxEndpoints         if &gt; 0, {@code SET quiver.max_endpoints = N} in the session before planning
  */
 public record QuiverOptions(String url, String user, String password, boolean tls, String trustedCertificates,
     boolean disableCertificateVerification, String clientCertificate, String clientKey, int maxEndpoints)

@@ -30,7 +30,7 @@ final class QuiverSession implements AutoCloseable {
       this.options = QuiverClients.auth(authorization);
       this.client = c;
       this.sql = new FlightSqlClient(c);
-      if (o.maxEndpoints() > 0) execute("SET max_endpoints = " + o.maxEndpoints());
+      if (o.maxEndpoints() > 0) execute("SET quiver.max_endpoints = " + o.maxEndpoints());
     } catch (RuntimeException e) {
       try {
         if (c != null) c.close();
