@@ -81,7 +81,10 @@ class ScaleOutTest {
     }
     try (Connection c = jdbc(replicas[0], 4)) {
       assertThat(TestServer.rows(c, "SHOW quiver.max_endpoints").get(0).get(1)).isEqualTo("4");
+      long plannedByPeer = replicas[1].plansBuilt();
       four = TestServer.rows(c, QUERY);
+      // the driver fetched endpoints 2 and 4 from the peer, which planned each fragment
+      assertThat(replicas[1].plansBuilt() - plannedByPeer).isEqualTo(2);
     }
     long expected;
     try (Connection c = DriverManager.getConnection(replicas[1].jdbcUrl())) {
