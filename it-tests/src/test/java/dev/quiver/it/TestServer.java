@@ -44,6 +44,31 @@ final class TestServer implements AutoCloseable {
     return new TestServer(QuiverServer.start(config));
   }
 
+  /**
+   * Two replicas of {@code data} on free loopback ports, each with the other as its peer (--peers), one shared
+   * ticket secret (--token-secret-file) and {@code maxEndpoints} (--max-endpoints): both start first, then learn
+   * each other's port.
+   */
+  static TestServer[] replicas(Path data, int maxEndpoints) throws Exception {
+    TestServer a = start(data);
+    TestServer b;
+    try {
+      b = start(data);
+    } catch (Exception e) {
+      a.close();
+      throw e;
+    }
+    byte[] secret = "replicas-test-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    a.server.scaleOut(new QuiverServer.ScaleOut(maxEndpoints, List.of(b.location()), null, secret));
+    b.server.scaleOut(new QuiverServer.ScaleOut(maxEndpoints, List.of(a.location()), null, secret));
+    return new TestServer[] {a, b};
+  }
+
+  /** The server's Flight location, grpc://127.0.0.1:PORT. */
+  Location location() {
+    return server.location();
+  }
+
   /** A server on {@code data} with the web console on a free loopback port: {@link #consoleUrl()}. */
   static TestServer startWithConsole(Path data) throws Exception {
     return start(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0).withConsole("127.0.0.1", 0));

@@ -52,6 +52,10 @@ public final class Main {
     int httpPort = ServerConfig.DEFAULT_HTTP_PORT;
     int warmUp = DEFAULT_WARM_UP;
     dev.quiver.planner.QuerySettings settings = dev.quiver.planner.QuerySettings.DEFAULT;
+    int maxEndpoints = DEFAULT_MAX_ENDPOINTS;
+    java.util.List<org.apache.arrow.flight.Location> peers = java.util.List.of();
+    org.apache.arrow.flight.Location advertise = null;
+    byte[] tokenSecret = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--data" -> data = value(args, ++i);
@@ -64,6 +68,10 @@ public final class Main {
         case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
         case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
         case "--insecure" -> insecure = true;
+        case "--max-endpoints" -> maxEndpoints = Integer.parseInt(value(args, ++i));
+        case "--peers" -> peers = locations(value(args, ++i));
+        case "--advertise" -> advertise = locations(value(args, ++i)).get(0);
+        case "--token-secret-file" -> tokenSecret = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(value(args, ++i)));
         case "--http-port" -> httpPort = Integer.parseInt(value(args, ++i));
         case "--http-host" -> httpHost = value(args, ++i);
         case "--no-console" -> httpPort = -1;
@@ -118,6 +126,14 @@ public final class Main {
           + " --user NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
       System.exit(2);
     }
+    QuiverServer.ScaleOut scaleOut;
+    try {
+      scaleOut = new QuiverServer.ScaleOut(maxEndpoints, peers, advertise, tokenSecret);
+    } catch (IllegalArgumentException e) {
+      System.err.println("quiver: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     if (Launcher.shouldRelaunch()) { // a JVM sized from --server-memory runs the server
       System.exit(Launcher.relaunch(args, serverMemory));
       return;
@@ -154,6 +170,7 @@ public final class Main {
         // shutting down
       }
     }));
+    server.scaleOut(scaleOut);
     server.warmUp(warmUp);
     System.out.println("Quiver is serving " + data + " on " + host + ":" + server.port());
     System.out.println("JDBC URL: " + server.jdbcUrl() + (users.isEmpty() ? "" : "&user=NAME&password=PASSWORD")
@@ -218,6 +235,28 @@ public final class Main {
     }
   }
 
+  /**
+   * Endpoints per FlightInfo unless a session sets {@code quiver.max_endpoints}: 1, one endpoint as before. ADBC Java
+   * 0.20 and clients that read only the first endpoint would silently lose rows otherwise; splitting is for clients
+   * that read every endpoint (JDBC, pyarrow loops, Spark), which opt in.
+   */
+  static final int DEFAULT_MAX_ENDPOINTS = 1;
+
+  /** {@code grpc://host:port,grpc+tls://host:port,…} as Flight locations. */
+  static java.util.List<org.apache.arrow.flight.Location> locations(String list) {
+    java.util.List<org.apache.arrow.flight.Location> out = new java.util.ArrayList<>();
+    for (String s : list.split(",")) {
+      if (s.isBlank()) continue;
+      try {
+        out.add(new org.apache.arrow.flight.Location(s.strip()));
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalArgumentException("not a Flight location (grpc://host:port or grpc+tls://host:port): " + s);
+      }
+    }
+    if (out.isEmpty()) throw new IllegalArgumentException("no location in '" + list + "'");
+    return out;
+  }
+
   private static boolean isLoopback(String host) {
     return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
   }
@@ -227,7 +266,8 @@ public final class Main {
         + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"
         + " [--max-queued-per-user N] [--max-statement-bytes BYTES] [--warm-up N]"
         + " [--no-simplify] [--statement-timeout-ms MS] [--users FILE] [--user NAME:PASSWORD] [--tls-cert PEM --tls-key PEM"
-        + " [--tls-client-ca PEM]] [--http-port PORT | --no-console] [--http-host HOST] [--insecure]");
+        + " [--tls-client-ca PEM]] [--http-port PORT | --no-console] [--http-host HOST] [--insecure]"
+        + " [--max-endpoints N] [--peers grpc://HOST:PORT,... --token-secret-file FILE [--advertise grpc://HOST:PORT]]");
     System.out.println("       java -jar server/target/quiver-server.jar sql [--host HOST] [--port PORT]"
         + " [--tls [--tls-ca PEM | --tls-insecure]] [--user NAME --password PASSWORD] [-e SQL]");
     System.out.println("       java -jar server/target/quiver-server.jar hash-password NAME < password");
@@ -251,6 +291,12 @@ public final class Main {
         + "; 0: a free one; -1 or --no-console: off); HTTPS with --tls-cert/--tls-key");
     System.out.println("  --http-host HOST  the console's address (default 127.0.0.1, whatever --host is; another needs"
         + " users or --insecure)");
+    System.out.println("  --max-endpoints N  split scan/filter/project results into up to N endpoints (default "
+        + DEFAULT_MAX_ENDPOINTS + ": one; sessions: SET quiver.max_endpoints = N)");
+    System.out.println("  --peers LOCATIONS  other replicas serving the same data (grpc://host:port or grpc+tls://, comma-"
+        + "separated): endpoints are spread over this server and them; needs --token-secret-file");
+    System.out.println("  --token-secret-file FILE  signs statement handles and endpoint tickets: the same file on every replica");
+    System.out.println("  --advertise LOCATION  this server's own location in endpoints (default grpc[+tls]://HOST:PORT)");
     System.out.println("  --no-simplify  plan without the expression simplifier (sessions: SET quiver.optimizer.simplify = true)");
   }
 }

@@ -84,6 +84,13 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     return ErrorMapping.toFlight(t, dataLocation);
   }
 
+  /** See {@link QuiverServer.ScaleOut}: endpoints per FlightInfo, their locations (empty: none), the signing secret. */
+  void scaleOut(int maxEndpoints, List<org.apache.arrow.flight.Location> locations, byte[] secret) {
+    sessions.defaultMaxEndpoints(maxEndpoints);
+    statements.locations(locations);
+    if (secret != null) statements.useSecret(secret);
+  }
+
   BufferAllocator newQueryAllocator() {
     return root.newChildAllocator("query-" + queryIds.incrementAndGet(), 0, queryMemoryLimit);
   }

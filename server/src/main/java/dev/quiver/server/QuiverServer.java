@@ -120,6 +120,44 @@ public final class QuiverServer implements AutoCloseable {
     return physical > 0 ? Math.min(MAX_DEFAULT_SERVER_MEMORY, physical / 4) : MAX_DEFAULT_SERVER_MEMORY;
   }
 
+  /**
+   * Scale-out settings: at most {@code maxEndpoints} endpoints per FlightInfo by default (sessions may change it with
+   * {@code SET quiver.max_endpoints}); {@code peers}, other replicas serving the same data, and this server's own
+   * {@code self} location (null: as started, see {@link #location()}) get the endpoints round-robin (no peers:
+   * endpoints carry no location, clients read them over their connection); {@code secret} (null: this run's random
+   * key) signs statement handles and endpoint tickets, so replicas given the same secret accept each other's tickets.
+   * Call before serving clients (a test may call it once every replica's port is known).
+   */
+  public record ScaleOut(int maxEndpoints, java.util.List<Location> peers, Location self, byte[] secret) {
+    public ScaleOut {
+      if (maxEndpoints < 1) throw new IllegalArgumentException("--max-endpoints must be at least 1, not " + maxEndpoints);
+      peers = java.util.List.copyOf(peers);
+      if (!peers.isEmpty() && secret == null) {
+        throw new IllegalArgumentException("--peers needs --token-secret-file (the same secret on every replica):"
+            + " replicas accept each other's endpoint tickets only when they sign them with the same key");
+      }
+    }
+  }
+
+  public void scaleOut(ScaleOut s) {
+    producer.scaleOut(s.maxEndpoints(), s.peers().isEmpty() ? java.util.List.of()
+        : java.util.stream.Stream.concat(java.util.stream.Stream.of(s.self() != null ? s.self() : location()),
+            s.peers().stream()).toList(), s.secret());
+  }
+
+  /** Where clients reach this server: grpc(+tls)://host:port, the host as started (a wildcard: this machine's name). */
+  public Location location() {
+    String h = host;
+    if (h.equals("0.0.0.0") || h.equals("::") || h.isEmpty()) {
+      try {
+        h = java.net.InetAddress.getLocalHost().getCanonicalHostName();
+      } catch (java.net.UnknownHostException e) {
+        h = "localhost";
+      }
+    }
+    return tls ? Location.forGrpcTls(h, port()) : Location.forGrpcInsecure(h, port());
+  }
+
   /** The Hadoop configuration this server reaches its data through (its catalog's, not a process-wide one). */
   public dev.quiver.scan.table.FileSystems fileSystems() {
     return fileSystems;

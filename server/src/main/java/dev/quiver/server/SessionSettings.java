@@ -26,8 +26,10 @@ final class SessionSettings {
   static final String PRUNING = "quiver.scan.pruning";
   /** Whether filters, projections and partial aggregations run in the scans' tasks (on by default). */
   static final String PARALLEL_PIPELINES = "quiver.parallel_pipelines";
+  /** The most endpoints a query's FlightInfo may have (1: one, as before; see {@code --max-endpoints}). */
+  static final String MAX_ENDPOINTS = "quiver.max_endpoints";
   static final java.util.List<String> ALL = java.util.List.of(SIMPLIFY, TIMEZONE, TIMEOUT, BATCH_ROWS, PRUNING,
-      PARALLEL_PIPELINES);
+      PARALLEL_PIPELINES, MAX_ENDPOINTS);
   /** A parsed {@code SET}: the setting and its value, validated. */
   record Assignment(String name, String value) {}
 
@@ -60,6 +62,12 @@ final class SessionSettings {
           throw new QuiverException(ErrorCode.INVALID_QUERY, TIMEOUT + " must be a number of milliseconds (0 for none)");
         }
         return new Assignment(name, value);
+      }
+      case MAX_ENDPOINTS -> {
+        if (!value.matches("\\d{1,4}") || Integer.parseInt(value) < 1 || Integer.parseInt(value) > 1024) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, MAX_ENDPOINTS + " must be between 1 and 1024");
+        }
+        return new Assignment(name, Integer.toString(Integer.parseInt(value)));
       }
       case BATCH_ROWS -> {
         if (!value.matches("\\d{1,7}") || Integer.parseInt(value) < 1 || Integer.parseInt(value) > 1_000_000) {

@@ -49,6 +49,27 @@ final class Sessions {
     return SessionSettings.of(m != null && m.hasSession() ? m.getSession() : null, engine.defaults());
   }
 
+  /** The server's most endpoints per FlightInfo ({@code --max-endpoints}), unless a session sets its own. */
+  private volatile int defaultMaxEndpoints = 1;
+
+  void defaultMaxEndpoints(int n) {
+    this.defaultMaxEndpoints = n;
+  }
+
+  /** The most endpoints a FlightInfo of the caller may have: its session's {@code quiver.max_endpoints}, or the server's. */
+  int maxEndpoints(CallContext context) {
+    org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
+    org.apache.arrow.flight.SessionOptionValue v = m != null && m.hasSession()
+        ? m.getSession().getSessionOption(SessionSettings.MAX_ENDPOINTS) : null;
+    return v == null ? defaultMaxEndpoints : Integer.parseInt(SessionSettings.text(v));
+  }
+
+  /** A setting's value for the caller, as SHOW prints it. */
+  private String value(String name, CallContext context, dev.quiver.planner.QuerySettings current) {
+    return name.equals(SessionSettings.MAX_ENDPOINTS) ? Integer.toString(maxEndpoints(context))
+        : SessionSettings.value(name, current);
+  }
+
   /** Makes sure the caller has a session: a new one's cookie goes out with this call's response headers. */
   static void startSession(CallContext context) {
     org.apache.arrow.flight.ServerSessionMiddleware m = context.getMiddleware(SESSION);
@@ -85,7 +106,7 @@ final class Sessions {
       r.allocateNew();
       for (int i = 0; i < show.size(); i++) {
         setString(r, "name", i, show.get(i));
-        setString(r, "setting", i, SessionSettings.value(show.get(i), current));
+        setString(r, "setting", i, value(show.get(i), context, current));
       }
       r.setRowCount(show.size());
       listener.start(r);
@@ -144,7 +165,7 @@ final class Sessions {
     options.put("schema", org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(Sql.SCHEMA));
     for (String name : SessionSettings.ALL) {
       options.put(name, org.apache.arrow.flight.SessionOptionValueFactory.makeSessionOptionValue(
-          SessionSettings.value(name, current)));
+          value(name, context, current)));
     }
     listener.onNext(new org.apache.arrow.flight.GetSessionOptionsResult(options));
     listener.onCompleted();

@@ -67,6 +67,58 @@ final class StatementExecution {
     this.running = running;
   }
 
+  /** Where endpoints of a split query are fetched: self and the peers, round-robin; empty: no location (this connection). */
+  private volatile List<org.apache.arrow.flight.Location> locations = List.of();
+
+  /** Endpoints of split queries go to {@code all} in turn (self first); empty: endpoints carry no location. */
+  void locations(List<org.apache.arrow.flight.Location> all) {
+    this.locations = List.copyOf(all);
+  }
+
+  /** Handles and tickets are signed with a key from {@code secret}, shared by replicas (see {@link StatementHandles#useSecret}). */
+  void useSecret(byte[] secret) {
+    handles.useSecret(secret);
+  }
+
+  /** First byte of a fragment ticket's handle: a signed {@link StatementHandles.Fragment} follows. */
+  static final byte FRAGMENT = (byte) 'F';
+
+  private static boolean isFragment(ByteString handle) {
+    return handle.size() > 1 && handle.byteAt(0) == FRAGMENT;
+  }
+
+  private StatementHandles.Fragment fragment(ByteString handle, CallContext context) {
+    return handles.readFragment(handle.substring(1).toByteArray(), user(context));
+  }
+
+  /**
+   * The FlightInfo of a planned statement: one endpoint with {@code ticket}, or, when the session allows more than one
+   * endpoint and the plan splits (filters and projections over one scan, see {@link dev.quiver.planner.Fragments}),
+   * one self-describing fragment ticket per endpoint, located round-robin over self and the peers.
+   */
+  private FlightInfo info(Planned planned, StatementHandles.Statement st, FlightDescriptor descriptor, byte[] ticket,
+      CallContext context) {
+    int max = sessions.maxEndpoints(context);
+    List<dev.quiver.planner.Fragments.Fragment> split = planned.query() == null || st.rows().size() > 1 ? null
+        : dev.quiver.planner.Fragments.split(planned.query(), max);
+    if (split == null) return ResultStreaming.info(planned.schema(), descriptor, ticket);
+    long execution = handles.newId();
+    List<org.apache.arrow.flight.Location> at = locations;
+    List<FlightEndpoint> endpoints = new ArrayList<>();
+    for (int i = 0; i < split.size(); i++) {
+      byte[] f = handles.encodeFragment(new StatementHandles.Fragment(execution, user(context), st.sql(),
+          st.rows().isEmpty() ? null : st.rows().get(0), planned.settings(), split.get(i).parts()));
+      ByteString h = ByteString.copyFrom(new byte[] {FRAGMENT}).concat(ByteString.copyFrom(f));
+      byte[] t = pack(TicketStatementQuery.newBuilder().setStatementHandle(h).build()).toByteArray();
+      endpoints.add(at.isEmpty() ? new FlightEndpoint(new Ticket(t))
+          : new FlightEndpoint(new Ticket(t), at.get(i % at.size())));
+    }
+    return new FlightInfo(planned.schema(), descriptor, endpoints, -1, -1);
+  }
+
+  /** A statement's result schema and, for a query (not SET/SHOW), its plan and the settings it was planned with. */
+  private record Planned(Schema schema, PreparedQuery query, dev.quiver.planner.QuerySettings settings) {}
+
   private FlightRuntimeException error(Throwable t) {
     return errors.apply(t);
   }
@@ -142,8 +194,9 @@ final class StatementExecution {
     try {
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder()
           .setStatementHandle(running.ticketHandle(command.getPreparedStatementHandle())).build();
-      return info(plan(statement(command.getPreparedStatementHandle(), context), command.getPreparedStatementHandle(), context),
-          descriptor, pack(ticket).toByteArray());
+      StatementHandles.Statement st = statement(command.getPreparedStatementHandle(), context);
+      return info(plan(st, command.getPreparedStatementHandle(), context), st, descriptor, pack(ticket).toByteArray(),
+          context);
     } catch (Throwable t) {
       throw error(t);
     }
@@ -153,7 +206,7 @@ final class StatementExecution {
       FlightDescriptor descriptor) {
     try {
       return new SchemaResult(plan(statement(command.getPreparedStatementHandle(), context),
-          command.getPreparedStatementHandle(), context));
+          command.getPreparedStatementHandle(), context).schema());
     } catch (Throwable t) {
       throw error(t);
     }
@@ -223,7 +276,7 @@ final class StatementExecution {
       StatementHandles.Statement st = new StatementHandles.Statement(user(context), command.getQuery(), List.of());
       ByteString handle = handle(command.getQuery(), List.of(), context);
       TicketStatementQuery ticket = TicketStatementQuery.newBuilder().setStatementHandle(running.ticketHandle(handle)).build();
-      return info(plan(st, handle, context), descriptor, pack(ticket).toByteArray());
+      return info(plan(st, handle, context), st, descriptor, pack(ticket).toByteArray(), context);
     } catch (Throwable t) {
       throw error(t);
     }
@@ -232,7 +285,8 @@ final class StatementExecution {
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
     try {
-      return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), null, context));
+      return new SchemaResult(plan(new StatementHandles.Statement(user(context), command.getQuery(), List.of()), null, context)
+          .schema());
     } catch (Throwable t) {
       throw error(t);
     }
@@ -240,7 +294,14 @@ final class StatementExecution {
 
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
     try {
-      run(statement(ticket.getStatementHandle(), context), ticket.getStatementHandle(), context, listener);
+      ByteString handle = ticket.getStatementHandle();
+      if (isFragment(handle)) {
+        StatementHandles.Fragment f = fragment(handle, context);
+        run(new StatementHandles.Statement(f.user(), f.sql(), f.row() == null ? List.of() : List.of(f.row())), handle,
+            context, listener, f);
+        return;
+      }
+      run(statement(handle, context), handle, context, listener);
     } catch (Throwable t) {
       listener.error(error(t));
     }
@@ -266,17 +327,17 @@ final class StatementExecution {
    * The schema a statement's results will have (none for a SET), planned with its first parameter row; the
    * plan is kept under {@code handle} (unless null) for the DoGet that follows.
    */
-  private Schema plan(StatementHandles.Statement st, ByteString handle, CallContext context) {
+  private Planned plan(StatementHandles.Statement st, ByteString handle, CallContext context) {
     engine.limits().checkLength(st.sql());
     Statement kind = StatementClassifier.classify(st.sql()); // once: SET and SHOW are answered here, not planned
     if (kind instanceof Statement.Set set) {
       SessionSettings.assignment(set.name(), set.value()); // a bad SET fails now
       Sessions.startSession(context); // its cookie comes back with the DoGet, if the client keeps cookies
-      return Sessions.NO_COLUMNS;
+      return new Planned(Sessions.NO_COLUMNS, null, null);
     }
     if (kind instanceof Statement.Show show) {
       SessionSettings.show(show.name()); // an unknown setting fails now
-      return Sessions.SHOW_SCHEMA;
+      return new Planned(Sessions.SHOW_SCHEMA, null, null);
     }
     try (BufferAllocator allocator = newQueryAllocator()) {
       List<Object> first = st.rows().isEmpty() ? null : st.rows().get(0);
@@ -285,7 +346,7 @@ final class StatementExecution {
       PreparedQuery q = handle == null || st.rows().size() > 1 ? null : plans.take(handle, settings, snapshot);
       if (q == null) q = engine.prepare(snapshot, st.sql(), allocator, settings, first, planning(context));
       if (handle != null && st.rows().size() <= 1) plans.put(handle, settings, q);
-      return resultSchema(q);
+      return new Planned(resultSchema(q), q, settings);
     }
   }
 
@@ -330,25 +391,34 @@ final class StatementExecution {
 
   /** Runs a statement once per bound parameter row (once if it has none), streaming every batch. */
   private void run(StatementHandles.Statement st, ByteString key, CallContext context, ServerStreamListener listener) {
+    run(st, key, context, listener, null);
+  }
+
+  /**
+   * As above; a {@code fragment} ticket's statement runs with the ticket's settings over the ticket's row groups
+   * only, after checking that its files are still the versions it was planned over.
+   */
+  private void run(StatementHandles.Statement st, ByteString key, CallContext context, ServerStreamListener listener,
+      StatementHandles.Fragment fragment) {
     BufferAllocator allocator = null;
     QueryAdmission.Ticket slot = null;
     java.util.concurrent.atomic.AtomicBoolean cancelled = running.register(key);
     listener.setOnCancelHandler(() -> cancelled.set(true));
     try {
       allocator = newQueryAllocator();
-      java.util.List<String> show = SessionSettings.parseShow(st.sql());
+      java.util.List<String> show = fragment != null ? null : SessionSettings.parseShow(st.sql());
       if (show != null) {
         sessions.show(show, context, allocator, listener);
         return;
       }
-      if (sessions.applySet(st.sql(), context, true)) {
+      if (fragment == null && sessions.applySet(st.sql(), context, true)) {
         try (VectorSchemaRoot empty = VectorSchemaRoot.create(Sessions.NO_COLUMNS, allocator)) {
           listener.start(empty);
         }
         listener.completed();
         return;
       }
-      dev.quiver.planner.QuerySettings settings = sessions.settings(context);
+      dev.quiver.planner.QuerySettings settings = fragment != null ? fragment.settings() : sessions.settings(context);
       dev.quiver.planner.Cancellation cancellation =
           cancellation(() -> cancelled.get() || listener.isCancelled(), settings.statementTimeoutMs());
       // at most --max-queries-per-user run at once; the wait counts against the statement timeout
@@ -361,11 +431,13 @@ final class StatementExecution {
       // the files as they are now, one version for all parameter rows (never those of an earlier prepare)
       dev.quiver.scan.table.Catalog snapshot = engine.snapshot();
       // the plan of the GetFlightInfo before, if it reads the same files as this snapshot has
-      PreparedQuery planned = rows.size() == 1 ? plans.take(RunningQueries.statementHandle(key), settings, snapshot) : null;
+      PreparedQuery planned = rows.size() == 1 && fragment == null
+          ? plans.take(RunningQueries.statementHandle(key), settings, snapshot) : null;
       try {
         for (List<Object> row : rows) {
           PreparedQuery query = planned != null ? planned
               : engine.prepare(snapshot, st.sql(), allocator, settings, row, cancellation);
+          if (fragment != null) query = dev.quiver.planner.Fragments.restrict(query, fragment.parts());
           if (row == null && !query.parameterTypes().isEmpty()) {
             throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement has " + query.parameterTypes().size()
                 + " parameters: bind their values before executing it");
@@ -422,7 +494,11 @@ final class StatementExecution {
         com.google.protobuf.Any any = com.google.protobuf.Any.parseFrom(e.getTicket().getBytes());
         ByteString key = any.is(TicketStatementQuery.class) ? any.unpack(TicketStatementQuery.class).getStatementHandle()
             : any.unpack(CommandPreparedStatementQuery.class).getPreparedStatementHandle();
-        statement(key, context); // only the caller's own statements
+        if (isFragment(key)) {
+          fragment(key, context); // only the caller's own statements
+        } else {
+          statement(key, context); // only the caller's own statements
+        }
         running.cancel(key);
       }
       listener.onNext(org.apache.arrow.flight.CancelStatus.CANCELLED);

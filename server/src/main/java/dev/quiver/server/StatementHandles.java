@@ -41,7 +41,7 @@ final class StatementHandles {
     }
   }
 
-  private final byte[] key = new byte[32];
+  private volatile byte[] key = new byte[32];
   private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
   /** Ids of closed prepared statements, and the same in the order closed (with when) to forget the oldest. */
   private final java.util.Set<Long> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -71,6 +71,110 @@ final class StatementHandles {
 
   StatementHandles() {
     new SecureRandom().nextBytes(key);
+  }
+
+  /**
+   * Signs with a key derived from {@code secret} (SHA-256) instead of a random one: replicas given the same secret
+   * accept each other's handles and tickets (and keep accepting them across restarts). Set before serving.
+   */
+  void useSecret(byte[] secret) {
+    try {
+      key = MessageDigest.getInstance("SHA-256").digest(secret);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static final byte FRAGMENT_VERSION = 1;
+
+  /**
+   * What a fragment ticket says: who ran which SQL with which parameter row (null: none) and settings, and which
+   * row groups of which file versions it reads; {@code execution} tells the tickets of one FlightInfo from others.
+   */
+  record Fragment(long execution, String user, String sql, List<Object> row, dev.quiver.planner.QuerySettings settings,
+      List<dev.quiver.planner.Fragments.FilePart> parts) {}
+
+  /** A signed, self-describing fragment ticket (any replica with the same secret can run it). */
+  byte[] encodeFragment(Fragment f) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeByte(FRAGMENT_VERSION);
+        out.writeLong(f.execution());
+        out.writeUTF(f.user());
+        byte[] sql = f.sql().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        out.writeInt(sql.length);
+        out.write(sql);
+        out.writeInt(f.row() == null ? -1 : f.row().size());
+        if (f.row() != null) for (Object v : f.row()) writeValue(out, v);
+        dev.quiver.planner.QuerySettings st = f.settings();
+        out.writeBoolean(st.simplify());
+        out.writeUTF(st.zone().getId());
+        out.writeLong(st.statementTimeoutMs());
+        out.writeInt(st.batchRows());
+        out.writeBoolean(st.pruning());
+        out.writeBoolean(st.parallelPipelines());
+        out.writeInt(f.parts().size());
+        for (dev.quiver.planner.Fragments.FilePart part : f.parts()) {
+          dev.quiver.scan.table.DataFile file = part.file();
+          out.writeUTF(file.path().toString());
+          out.writeLong(file.length());
+          out.writeLong(file.modificationTime());
+          out.writeUTF(file.version());
+          out.writeInt(part.rowGroups().size());
+          for (int g : part.rowGroups()) out.writeInt(g);
+        }
+      }
+      byte[] body = bytes.toByteArray();
+      byte[] mac = mac(body);
+      byte[] ticket = Arrays.copyOf(body, body.length + MAC_BYTES);
+      System.arraycopy(mac, 0, ticket, body.length, MAC_BYTES);
+      return ticket;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The fragment of {@code ticket}, if it is genuine (signed with this server's key) and belongs to {@code user}. */
+  Fragment readFragment(byte[] ticket, String user) {
+    if (ticket.length <= MAC_BYTES) throw unknown(ticket);
+    byte[] body = Arrays.copyOf(ticket, ticket.length - MAC_BYTES);
+    byte[] mac = Arrays.copyOfRange(ticket, ticket.length - MAC_BYTES, ticket.length);
+    if (!MessageDigest.isEqual(mac, mac(body))) {
+      String shown = java.util.HexFormat.of().formatHex(ticket, 0, Math.min(ticket.length, 8));
+      throw CallStatus.NOT_FOUND.withDescription("unknown endpoint ticket " + shown + "…: not signed by this server's"
+          + " key (replicas must share --token-secret-file); run the query again").toRuntimeException();
+    }
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body))) {
+      if (in.readByte() != FRAGMENT_VERSION) throw unknown(ticket);
+      long execution = in.readLong();
+      String owner = in.readUTF();
+      if (!owner.equals(user)) throw unknown(ticket);
+      byte[] sql = new byte[in.readInt()];
+      in.readFully(sql);
+      int width = in.readInt();
+      List<Object> row = null;
+      if (width >= 0) {
+        row = new ArrayList<>(width);
+        for (int c = 0; c < width; c++) row.add(readValue(in));
+      }
+      dev.quiver.planner.QuerySettings st = new dev.quiver.planner.QuerySettings(in.readBoolean(),
+          java.time.ZoneId.of(in.readUTF()), in.readLong(), in.readInt(), in.readBoolean(), in.readBoolean());
+      int n = in.readInt();
+      List<dev.quiver.planner.Fragments.FilePart> parts = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        dev.quiver.scan.table.DataFile file = new dev.quiver.scan.table.DataFile(new org.apache.hadoop.fs.Path(in.readUTF()),
+            in.readLong(), in.readLong(), in.readUTF(), java.util.Map.of());
+        int g = in.readInt();
+        List<Integer> groups = new ArrayList<>(g);
+        for (int j = 0; j < g; j++) groups.add(in.readInt());
+        parts.add(new dev.quiver.planner.Fragments.FilePart(file, groups));
+      }
+      return new Fragment(execution, owner, new String(sql, java.nio.charset.StandardCharsets.UTF_8), row, st, parts);
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof org.apache.arrow.flight.FlightRuntimeException f) throw f;
+      throw unknown(ticket);
+    }
   }
 
   byte[] encode(Statement s) {

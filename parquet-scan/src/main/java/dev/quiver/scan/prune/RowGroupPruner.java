@@ -38,6 +38,11 @@ public final class RowGroupPruner {
     return predicateColumns;
   }
 
+  /** Whether the footer statistics alone prove that no row of {@code block} matches (no I/O: for planning). */
+  public boolean prunedByStatistics(BlockMetaData block) {
+    return StatisticsFilter.canDrop(predicate, block.getColumns());
+  }
+
   /** The level that prunes {@code block}, or null if it might hold a matching row. */
   public PruningLevel prune(ParquetFileReader reader, BlockMetaData block) {
     List<ColumnChunkMetaData> columns = block.getColumns();

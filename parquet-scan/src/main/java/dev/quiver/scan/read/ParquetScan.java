@@ -90,6 +90,9 @@ public final class ParquetScan implements AutoCloseable {
   /** Run by each row-group task on the batches it reads (null: none). */
   private BatchPipeline.Factory pipeline;
 
+  /** Only these row groups (by file path) are read; null: all (see {@link #withRowGroups}). */
+  private java.util.Map<org.apache.hadoop.fs.Path, Set<Integer>> only;
+
   /** The row groups still to read, in order. */
   private ArrayDeque<RowGroupTask> todo;
   private final ArrayDeque<Running> inFlight = new ArrayDeque<>();
@@ -175,6 +178,53 @@ public final class ParquetScan implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Restricts the scan to row groups {@code rowGroups} (indexes per file path; files not named are not read at
+   * all): a fragment of a query split into endpoints. Its metrics then count only these row groups. Set before
+   * the first {@link #next()}.
+   */
+  public ParquetScan withRowGroups(java.util.Map<org.apache.hadoop.fs.Path, Set<Integer>> rowGroups) {
+    this.only = rowGroups;
+    return this;
+  }
+
+  /** A row group that survives planning-time pruning: its file, index in the file and compressed bytes. */
+  public record RowGroupRef(DataFile file, int index, long compressedBytes) {}
+
+  /**
+   * The row groups of {@code table} a scan with {@code predicate} may read: all of them, except (with {@code
+   * pruning}) those ruled out by partition values or footer statistics, the checks that cost no I/O beyond the
+   * (cached) footers. Dictionaries, bloom filters and page indexes may prune more when the groups are read.
+   */
+  public static List<RowGroupRef> survivingRowGroups(Catalog catalog, ParquetTable table, ScanPredicate predicate,
+      boolean pruning) {
+    List<RowGroupRef> out = new ArrayList<>();
+    for (DataFile f : table.files()) {
+      ParquetMetadata footer;
+      try {
+        footer = catalog.footers().footer(f);
+      } catch (QuiverException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw new QuiverException(ErrorCode.CORRUPT_FILE, "cannot read the footer of Parquet file " + f.path() + ": " + e, e);
+      }
+      List<BlockMetaData> blocks = footer.getBlocks();
+      RowGroupPruner pruner = null;
+      if (pruning) {
+        MessageType fileSchema = footer.getFileMetaData().getSchema();
+        ParquetFilterConverter.Result r = ParquetFilterConverter.convert(predicate, fileSchema, f,
+            new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
+        if (r instanceof ParquetFilterConverter.Never) continue;
+        if (r instanceof ParquetFilterConverter.Pred p) pruner = new RowGroupPruner(p);
+      }
+      for (int i = 0; i < blocks.size(); i++) {
+        if (pruner != null && pruner.prunedByStatistics(blocks.get(i))) continue;
+        out.add(new RowGroupRef(f, i, blocks.get(i).getCompressedSize()));
+      }
+    }
+    return out;
+  }
+
   /** The next batch, or null when the scan is done. */
   public VectorSchemaRoot next() {
     if (todo == null) plan();
@@ -212,6 +262,8 @@ public final class ParquetScan implements AutoCloseable {
     todo = new ArrayDeque<>();
     int ordinal = 0;
     for (DataFile f : table.files()) {
+      Set<Integer> onlyHere = only == null ? null : only.get(f.path());
+      if (only != null && onlyHere == null) continue;
       metrics.file();
       ParquetMetadata footer;
       try {
@@ -233,6 +285,7 @@ public final class ParquetScan implements AutoCloseable {
       List<BlockMetaData> blocks = footer.getBlocks();
       List<String> statsColumns = metrics.recordsRowGroups() ? statsColumns(fileSchema) : List.of();
       for (int i = 0; i < blocks.size(); i++) {
+        if (onlyHere != null && !onlyHere.contains(i)) continue;
         if (r instanceof ParquetFilterConverter.Never) {
           metrics.rowGroup();
           metrics.pruned(PruningLevel.PARTITION);

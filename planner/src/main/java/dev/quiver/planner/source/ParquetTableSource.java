@@ -13,7 +13,21 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * A table of Parquet files in one snapshot of a data directory: {@code catalog} is the snapshot it was resolved
  * in (its footer cache and Hadoop configuration are what the scan reads through).
  */
-public record ParquetTableSource(Catalog catalog, ParquetTable table) implements TableSource {
+public record ParquetTableSource(Catalog catalog, ParquetTable table,
+    java.util.Map<org.apache.hadoop.fs.Path, java.util.Set<Integer>> rowGroups) implements TableSource {
+  /** The whole table. */
+  public ParquetTableSource(Catalog catalog, ParquetTable table) {
+    this(catalog, table, null);
+  }
+
+  /**
+   * The same table, its scans restricted to {@code rowGroups} (indexes per file path; other files are not read):
+   * one fragment of a query split into endpoints.
+   */
+  public ParquetTableSource restrictedTo(java.util.Map<org.apache.hadoop.fs.Path, java.util.Set<Integer>> groups) {
+    return new ParquetTableSource(catalog, table, java.util.Map.copyOf(groups));
+  }
+
   @Override public String name() { return table.name(); }
   @Override public Schema schema() { return table.schema(); }
   @Override public Field field(String column) { return table.field(column); }
@@ -30,6 +44,7 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table) implements
     ParquetScan scan = new ParquetScan(catalog, table, spec.columns(), spec.predicate(), spec.filter(), allocator,
         metrics, spec.batchRows(), spec.pruning(), spec.options());
     if (spec.pipeline() != null) scan.withPipeline(spec.pipeline());
+    if (rowGroups != null) scan.withRowGroups(rowGroups);
     return new BatchReader() {
       @Override public VectorSchemaRoot next() { return scan.next(); }
       @Override public void close() { scan.close(); }
@@ -39,12 +54,12 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table) implements
   /** Equal when the same table version is read (the snapshot it came from does not matter). */
   @Override
   public boolean equals(Object o) {
-    return o instanceof ParquetTableSource p && p.table.equals(table);
+    return o instanceof ParquetTableSource p && p.table.equals(table) && java.util.Objects.equals(p.rowGroups, rowGroups);
   }
 
   @Override
   public int hashCode() {
-    return table.hashCode();
+    return table.hashCode() * 31 + java.util.Objects.hashCode(rowGroups);
   }
 
   @Override
