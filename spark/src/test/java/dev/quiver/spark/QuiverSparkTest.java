@@ -40,6 +40,8 @@ class QuiverSparkTest {
   static final List<String> TABLES = List.of("lineitem", "orders", "customer");
   Path data;
   QuiverServer server;
+  /** A second replica of the same data, {@code server}'s peer (and it its peer). */
+  QuiverServer peer;
   String url;
   SparkSession spark;
   Connection duck;
@@ -49,6 +51,10 @@ class QuiverSparkTest {
   void start() throws Exception {
     data = SampleData.ensure();
     server = QuiverServer.start(data.toString(), "127.0.0.1", 0, QuiverServer.DEFAULT_QUERY_MEMORY);
+    peer = QuiverServer.start(data.toString(), "127.0.0.1", 0, QuiverServer.DEFAULT_QUERY_MEMORY);
+    byte[] secret = "spark-test-secret".getBytes(StandardCharsets.UTF_8);
+    server.scaleOut(new QuiverServer.ScaleOut(1, List.of(peer.location()), null, secret));
+    peer.scaleOut(new QuiverServer.ScaleOut(1, List.of(server.location()), null, secret));
     url = "grpc://127.0.0.1:" + server.port();
     spark = SparkSession.builder().master("local[2]").appName("quiver-spark-test")
         .config("spark.ui.enabled", "false")
@@ -77,6 +83,7 @@ class QuiverSparkTest {
     if (duck != null) duck.close();
     if (quiverJdbc != null) quiverJdbc.close();
     if (server != null) server.close();
+    if (peer != null) peer.close();
   }
 
   static String tpch(String name) throws IOException {
@@ -169,7 +176,11 @@ class QuiverSparkTest {
 
   /** The {@code key=value} metrics of the ParquetScanExec line of Quiver's EXPLAIN ANALYZE of {@code sql}. */
   Map<String, Long> scanMetrics(String sql) throws SQLException {
-    try (Statement s = quiverJdbc.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN ANALYZE " + sql)) {
+    return scanMetrics(quiverJdbc, sql);
+  }
+
+  static Map<String, Long> scanMetrics(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN ANALYZE " + sql)) {
       while (rs.next()) {
         String line = rs.getString(1);
         if (!line.contains("ParquetScanExec")) continue;
@@ -227,6 +238,30 @@ class QuiverSparkTest {
     List<String> names = new ArrayList<>();
     for (Row r : spark.sql("SHOW TABLES IN quiver.main").collectAsList()) names.add(r.getString(1));
     assertThat(names).contains("lineitem", "orders", "customer", "nation");
+  }
+
+  @Test
+  void fourEndpointsAcrossTwoReplicasAreFourSparkPartitions() throws Exception {
+    spark.read().format("quiver").option("url", url).option("table", "lineitem").option("maxEndpoints", "4").load()
+        .createOrReplaceTempView("df4_lineitem");
+    // upper(...) stays in Spark, so no aggregate is pushed: a scan/filter/project Quiver splits into fragments
+    String q = "SELECT count(*), sum(l_quantity), min(l_orderkey) FROM lineitem"
+        + " WHERE l_shipdate >= DATE '1993-01-01' AND upper(l_shipmode) <> 'NONE'";
+    Dataset<Row> df = spark.sql(q.replace("FROM lineitem", "FROM df4_lineitem"));
+    assertThat(rows(df)).isEqualTo(duck(q));
+    BatchScanExec scan = scans(df).get(0);
+    assertThat(scan.inputRDD().getNumPartitions()).isEqualTo(4);
+    List<String> locations = new ArrayList<>();
+    for (var p : ((QuiverScan) scan.scan()).planInputPartitions()) {
+      locations.addAll(List.of(((QuiverPartition) p).locations()));
+      assertThat(p.preferredLocations()).containsExactly("127.0.0.1");
+    }
+    assertThat(locations).contains(server.location().getUri().toString(), peer.location().getUri().toString());
+    // the pushed predicate prunes on the peer as well
+    try (Connection c = DriverManager.getConnection(peer.jdbcUrl())) {
+      Map<String, Long> m = scanMetrics(c, ((QuiverScan) scan.scan()).sql());
+      assertThat(m.get("row_groups_pruned")).as(m.toString()).isPositive();
+    }
   }
 
   @Test
