@@ -265,6 +265,22 @@ class QuiverSparkTest {
   }
 
   @Test
+  void credentialsArePassedAndABearerTokenReachesTheExecutors() throws Exception {
+    try (QuiverServer secured = QuiverServer.start(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0)
+        .withUsers(dev.quiver.server.Users.none().with("alice", "s3cret")))) {
+      String secureUrl = "grpc://127.0.0.1:" + secured.port();
+      long n = spark.read().format("quiver").option("url", secureUrl).option("table", "orders")
+          .option("user", "alice").option("password", "s3cret").load()
+          .filter("o_orderdate < DATE '1993-01-01'").count();
+      assertThat(n).isEqualTo(((Number) duck("SELECT count(*) FROM orders WHERE o_orderdate < DATE '1993-01-01'")
+          .get(0).get(0)).longValue());
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> spark.read().format("quiver").option("url", secureUrl)
+          .option("table", "orders").option("user", "alice").option("password", "wrong").load().count())
+          .hasStackTraceContaining("UNAUTHENTICATED");
+    }
+  }
+
+  @Test
   void onePartitionPerEndpoint() {
     Dataset<Row> df = spark.sql("SELECT l_orderkey FROM quiver.main.lineitem WHERE l_shipdate < DATE '1993-01-01'");
     BatchScanExec scan = scans(df).get(0);
