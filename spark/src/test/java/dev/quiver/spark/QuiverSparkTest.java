@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QuiverSparkTest {
-  static final List<String> TABLES = List.of("lineitem", "orders", "customer");
+  static final List<String> TABLES = List.of("lineitem", "orders", "customer", "events");
   Path data;
   QuiverServer server;
   /** A second replica of the same data, {@code server}'s peer (and it its peer). */
@@ -123,10 +123,14 @@ class QuiverSparkTest {
 
   /** Numbers as BigDecimal rounded to 6 significant places after the point, dates as text. */
   static Object normalize(Object v) {
+    if (v instanceof Double d && (d.isNaN() || d.isInfinite())) return d.toString();
+    if (v instanceof Float f && (f.isNaN() || f.isInfinite())) return f.toString();
     if (v instanceof Number n) {
       BigDecimal d = n instanceof BigDecimal b ? b : new BigDecimal(n.toString());
       return d.setScale(4, java.math.RoundingMode.HALF_UP);
     }
+    if (v instanceof java.sql.Timestamp t) return t.toInstant().toString();
+    if (v instanceof java.time.OffsetDateTime t) return t.toInstant().toString();
     return v == null ? null : v.toString();
   }
 
@@ -278,6 +282,35 @@ class QuiverSparkTest {
           .option("table", "orders").option("user", "alice").option("password", "wrong").load().count())
           .hasStackTraceContaining("UNAUTHENTICATED");
     }
+  }
+
+  @Test
+  void everyTypeOfEventsReadsThroughArrowColumnVectors() throws Exception {
+    // timestamp with time zone, nullable int/string/double/decimal, boolean, unsigned tinyint (cast), smallint
+    String rowsQ = "SELECT * FROM events WHERE event_id < 300 AND event_time >= TIMESTAMP '2024-01-01 00:00:01+00:00'"
+        + " ORDER BY event_id";
+    List<List<Object>> expected = duck(rowsQ);
+    assertThat(expected).hasSizeGreaterThan(100);
+    Dataset<Row> df = spark.sql(over(rowsQ, true));
+    assertThat(rows(df)).isEqualTo(expected);
+    assertThat(sqlOf(scans(df).get(0))).contains("\"event_time\" >= TIMESTAMP '2024-01-01 00:00:01.000000+00:00'")
+        .contains("CAST(\"retries\" AS SMALLINT)");
+    String aggQ = "SELECT kind, count(*), count(country), sum(score), sum(amount), sum(retries), sum(latency_ms),"
+        + " min(event_time), max(event_time), sum(CASE WHEN is_mobile THEN 1 ELSE 0 END) FROM events"
+        + " WHERE country IN ('DE', 'FR') AND score > 0.25 AND user_id IS NOT NULL GROUP BY kind ORDER BY kind";
+    assertThat(rows(spark.sql(over(aggQ, false)))).isEqualTo(duck(aggQ));
+  }
+
+  @Test
+  void tpchQ6ThroughTheDataFrameApi() throws Exception {
+    org.apache.spark.sql.Column price = org.apache.spark.sql.functions.col("l_extendedprice");
+    org.apache.spark.sql.Column discount = org.apache.spark.sql.functions.col("l_discount");
+    Dataset<Row> df = spark.read().format("quiver").option("url", url).option("table", "lineitem").load()
+        .filter("l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01'")
+        .filter(discount.between(new BigDecimal("0.05"), new BigDecimal("0.07")))
+        .filter(org.apache.spark.sql.functions.col("l_quantity").lt(24))
+        .agg(org.apache.spark.sql.functions.sum(price.multiply(discount)));
+    assertThat(rows(df)).isEqualTo(duck(tpch("q06")));
   }
 
   @Test
