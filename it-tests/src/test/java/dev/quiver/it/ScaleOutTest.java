@@ -132,6 +132,11 @@ class ScaleOutTest {
           + " GROUP BY l_shipmode");
       assertThat(agg.getEndpoints()).hasSize(1);
       assertThat(agg.getEndpoints().get(0).getLocations()).isEmpty();
+      // fewer surviving row groups than 4: fewer endpoints (groups 8 and 9; then group 9 only), never an empty one
+      assertThat(client.execute("SELECT l_orderkey FROM lineitem WHERE l_shipdate >= DATE '1998-01-01'").getEndpoints())
+          .hasSize(2);
+      assertThat(client.execute("SELECT l_orderkey FROM lineitem WHERE l_shipdate >= DATE '1998-09-01'").getEndpoints())
+          .hasSize(1);
       // a limit too
       assertThat(client.execute(QUERY + " LIMIT 10").getEndpoints()).hasSize(1);
     }
