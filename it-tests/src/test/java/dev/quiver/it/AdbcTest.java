@@ -134,4 +134,80 @@ class AdbcTest {
       }
     }
   }
+
+  /** Rows of {@code sql} through ADBC from the server at {@code port}, as a multiset; {@code endpoints} gets the count. */
+  private static Map<List<Object>, Integer> adbcRows(int port, String sql, BufferAllocator a) throws Exception {
+    return adbcRows(port, sql, a, null, null);
+  }
+
+  private static Map<List<Object>, Integer> adbcRows(int port, String sql, BufferAllocator a, String user, String password)
+      throws Exception {
+    Map<String, Object> params = new HashMap<>();
+    AdbcDriver.PARAM_URI.set(params, "grpc://127.0.0.1:" + port);
+    if (user != null) {
+      AdbcDriver.PARAM_USERNAME.set(params, user);
+      AdbcDriver.PARAM_PASSWORD.set(params, password);
+    }
+    Map<List<Object>, Integer> rows = new HashMap<>();
+    try (AdbcDatabase db = new FlightSqlDriver(a).open(params); AdbcConnection conn = db.connect();
+        AdbcStatement st = conn.createStatement()) {
+      st.setSqlQuery(sql);
+      try (AdbcStatement.QueryResult r = st.executeQuery(); ArrowReader reader = r.getReader()) {
+        while (reader.loadNextBatch()) {
+          org.apache.arrow.vector.VectorSchemaRoot root = reader.getVectorSchemaRoot();
+          for (int i = 0; i < root.getRowCount(); i++) {
+            List<Object> row = new ArrayList<>();
+            for (org.apache.arrow.vector.FieldVector v : root.getFieldVectors()) {
+              Object o = v.getObject(i);
+              row.add(o == null ? null : o.toString());
+            }
+            rows.merge(row, 1, Integer::sum);
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** Two replicas with --max-endpoints 4 (the flag: ADBC keeps no session for SET): ADBC reads all four endpoints. */
+  @Test
+  void adbcReadsEveryEndpointAcrossReplicas() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("lineitem"));
+    Files.copy(dev.quiver.sample.SampleData.ensure().resolve("lineitem.parquet"), data.resolve("lineitem.parquet"));
+    String sql = ScaleOutTest.QUERY;
+    TestServer[] pair = TestServer.replicas(data, 4);
+    TestServer single = TestServer.start(data);
+    try (BufferAllocator a = new RootAllocator()) {
+      long plannedByPeer = pair[1].plansBuilt();
+      Map<List<Object>, Integer> four = adbcRows(pair[0].port(), sql, a);
+      assertThat(pair[1].plansBuilt() - plannedByPeer).isEqualTo(2); // endpoints 2 and 4 were read from the peer
+      Map<List<Object>, Integer> one = adbcRows(single.port(), sql, a);
+      assertThat(one.values().stream().mapToInt(Integer::intValue).sum()).isGreaterThan(500_000);
+      assertThat(four).isEqualTo(one);
+    } finally {
+      single.close();
+      for (TestServer r : pair) r.close();
+    }
+  }
+
+  /**
+   * Replicas with users: ADBC authenticates with a password at the first replica and sends the bearer token it got
+   * to every location; the peer accepts it as the replicas sign tokens with the shared secret.
+   */
+  @Test
+  void adbcWithAuthenticationReadsEveryEndpointAcrossReplicas() throws Exception {
+    Path data = dir.resolve("lineitem-auth");
+    Files.createDirectories(data);
+    Files.copy(dev.quiver.sample.SampleData.ensure().resolve("lineitem.parquet"), data.resolve("lineitem.parquet"));
+    TestServer[] pair = TestServer.replicas(ServerConfig.of(data.toString(), "127.0.0.1", 0)
+        .withUsers(Users.none().with("bob", "hunter2")), 4);
+    try (BufferAllocator a = new RootAllocator()) {
+      long plannedByPeer = pair[1].plansBuilt();
+      Map<List<Object>, Integer> rows = adbcRows(pair[0].port(), ScaleOutTest.QUERY, a, "bob", "hunter2");
+      assertThat(pair[1].plansBuilt() - plannedByPeer).isEqualTo(2);
+      assertThat(rows.values().stream().mapToInt(Integer::intValue).sum()).isGreaterThan(500_000);
+    } finally {
+      for (TestServer r : pair) r.close();
+    }
+  }
 }

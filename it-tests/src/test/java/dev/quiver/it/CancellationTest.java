@@ -200,8 +200,8 @@ class CancellationTest {
       assertThatThrownBy(() -> TestServer.rows(c, "SELECT count(*) FROM lineitem WHERE regexp_like(l_comment, '(a|e)+z(o|u)*q')"))
           .isInstanceOf(SQLException.class).hasMessageContaining("statement timeout of 20 ms");
       st.execute("SET quiver.statement_timeout_ms = 0");
-      assertThat(TestServer.rows(c, "SHOW ALL")).hasSize(6).contains(List.of("quiver.statement_timeout_ms", "0"),
-          List.of("quiver.parallel_pipelines", "true"),
+      assertThat(TestServer.rows(c, "SHOW ALL")).hasSize(7).contains(List.of("quiver.statement_timeout_ms", "0"),
+          List.of("quiver.parallel_pipelines", "true"), List.of("quiver.max_endpoints", "1"),
           List.of("quiver.optimizer.simplify", "true"), List.of("timezone", "Z"));
       try (ResultSet rs = st.executeQuery("SELECT count(*) FROM lineitem")) {
         assertThat(rs.next()).isTrue();

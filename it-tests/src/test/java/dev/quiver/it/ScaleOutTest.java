@@ -132,6 +132,11 @@ class ScaleOutTest {
           + " GROUP BY l_shipmode");
       assertThat(agg.getEndpoints()).hasSize(1);
       assertThat(agg.getEndpoints().get(0).getLocations()).isEmpty();
+      // fewer surviving row groups than 4: fewer endpoints (groups 8 and 9; then group 9 only), never an empty one
+      assertThat(client.execute("SELECT l_orderkey FROM lineitem WHERE l_shipdate >= DATE '1998-01-01'").getEndpoints())
+          .hasSize(2);
+      assertThat(client.execute("SELECT l_orderkey FROM lineitem WHERE l_shipdate >= DATE '1998-09-01'").getEndpoints())
+          .hasSize(1);
       // a limit too
       assertThat(client.execute(QUERY + " LIMIT 10").getEndpoints()).hasSize(1);
     }
@@ -207,5 +212,30 @@ class ScaleOutTest {
     }
     System.out.printf("scale-out timing: 1 endpoint %.0f ms, 4 endpoints over 2 replicas %.0f ms (JDBC, best of 3)%n",
         best[0] / 1e6, best[1] / 1e6);
+  }
+
+  /**
+   * TLS and users on both replicas: endpoints are grpc+tls:// locations, and the JDBC driver opens a TLS connection
+   * to the peer with the same root certificate and authenticates there with the same user and password.
+   */
+  @Test
+  void jdbcWithTlsAndUsersReadsEndpointsFromBothReplicas() throws Exception {
+    SelfSignedCertificate cert = SelfSignedCertificate.create(Files.createDirectories(dir.resolve("tls")));
+    TestServer[] pair = TestServer.replicas(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0)
+        .withUsers(dev.quiver.server.Users.none().with("bob", "hunter2")).withTls(cert.cert(), cert.key()), 4);
+    try {
+      assertThat(pair[1].location().getUri().getScheme()).isEqualTo("grpc+tls");
+      String url = "jdbc:arrow-flight-sql://127.0.0.1:" + pair[0].port() + "/?useEncryption=true&tlsRootCerts="
+          + cert.cert() + "&user=bob&password=hunter2";
+      long plannedByPeer = pair[1].plansBuilt();
+      long rows;
+      try (Connection c = DriverManager.getConnection(url)) {
+        rows = TestServer.rows(c, QUERY).size();
+      }
+      assertThat(pair[1].plansBuilt() - plannedByPeer).isEqualTo(2);
+      assertThat(rows).isEqualTo(524_164); // pyarrow.compute over the file: rows with l_shipdate >= 1993-01-01
+    } finally {
+      for (TestServer r : pair) r.close();
+    }
   }
 }

@@ -50,10 +50,15 @@ final class TestServer implements AutoCloseable {
    * each other's port.
    */
   static TestServer[] replicas(Path data, int maxEndpoints) throws Exception {
-    TestServer a = start(data);
+    return replicas(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0), maxEndpoints);
+  }
+
+  /** As above, each replica as {@code config} says (its port 0: a free one). */
+  static TestServer[] replicas(dev.quiver.server.ServerConfig config, int maxEndpoints) throws Exception {
+    TestServer a = start(config);
     TestServer b;
     try {
-      b = start(data);
+      b = start(config);
     } catch (Exception e) {
       a.close();
       throw e;

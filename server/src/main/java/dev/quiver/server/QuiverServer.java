@@ -24,6 +24,8 @@ public final class QuiverServer implements AutoCloseable {
   private final String host;
   private final boolean tls;
   private boolean auth;
+  /** Bearer tokens (null without users). */
+  private ReplicaTokens tokens;
   private int maxQueriesPerUser;
   private WarmUp warmUp;
   /** The web console, or null when it is off. */
@@ -60,6 +62,7 @@ public final class QuiverServer implements AutoCloseable {
       QuiverProducer producer = new QuiverProducer(new QueryEngine(catalog, config.settings(),
           dev.quiver.planner.sql.SqlLimits.DEFAULT.withMaxStatementBytes(config.maxStatementBytes()), scanOptions), allocator,
           config.queryMemory(), config.maxQueriesPerUser(), config.maxQueuedPerUser(), config.queueTimeoutMs());
+      ReplicaTokens tokens = null;
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
       producer.dataLocation(config.data());
@@ -67,8 +70,8 @@ public final class QuiverServer implements AutoCloseable {
           .middleware(QuiverProducer.SESSION,
               new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()));
       if (config.auth()) {
-        builder.headerAuthenticator(new AuthMessages(new org.apache.arrow.flight.auth2.GeneratedBearerTokenAuthenticator(
-            new org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator(config.users()))));
+        tokens = new ReplicaTokens(config.users()); // Arrow's tokens, or signed ones once replicas share a secret
+        builder.headerAuthenticator(new AuthMessages(tokens));
       }
       if (config.tls()) builder.useTls(config.tlsCert().toFile(), config.tlsKey().toFile());
       if (config.tls() && config.tlsClientCa() != null) builder.useMTlsClientVerification(config.tlsClientCa().toFile());
@@ -97,6 +100,7 @@ public final class QuiverServer implements AutoCloseable {
       q.scanOptions = scanOptions;
       q.fileSystems = catalog.fileSystems();
       q.auth = config.auth();
+      q.tokens = tokens;
       q.maxQueriesPerUser = config.maxQueriesPerUser();
       return q;
     } catch (IOException | RuntimeException e) {
@@ -140,6 +144,7 @@ public final class QuiverServer implements AutoCloseable {
   }
 
   public void scaleOut(ScaleOut s) {
+    if (tokens != null && s.secret() != null) tokens.useSecret(s.secret());
     producer.scaleOut(s.maxEndpoints(), s.peers().isEmpty() ? java.util.List.of()
         : java.util.stream.Stream.concat(java.util.stream.Stream.of(s.self() != null ? s.self() : location()),
             s.peers().stream()).toList(), s.secret());

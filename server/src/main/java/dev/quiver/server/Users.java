@@ -29,6 +29,11 @@ public final class Users implements BasicCallHeaderAuthenticator.CredentialValid
     return new Users();
   }
 
+  /** Whether {@code name} is a user. */
+  public boolean has(String name) {
+    return hashes.containsKey(name);
+  }
+
   public boolean isEmpty() {
     return hashes.isEmpty();
   }
