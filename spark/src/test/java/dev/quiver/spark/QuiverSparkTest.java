@@ -314,6 +314,24 @@ class QuiverSparkTest {
   }
 
   @Test
+  void tlsWithTrustedCertificatesAndUsers(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    SelfSignedCertificate cert = SelfSignedCertificate.create(dir);
+    try (QuiverServer secured = QuiverServer.start(dev.quiver.server.ServerConfig.of(data.toString(), "127.0.0.1", 0)
+        .withUsers(dev.quiver.server.Users.none().with("bob", "hunter2")).withTls(cert.cert(), cert.key()))) {
+      String tlsUrl = "grpc+tls://127.0.0.1:" + secured.port();
+      long n = spark.read().format("quiver").option("url", tlsUrl).option("table", "orders")
+          .option("trustedCertificates", cert.cert().toString()).option("user", "bob").option("password", "hunter2")
+          .load().filter("o_orderdate < DATE '1993-01-01'").count();
+      assertThat(n).isEqualTo(((Number) duck("SELECT count(*) FROM orders WHERE o_orderdate < DATE '1993-01-01'")
+          .get(0).get(0)).longValue());
+      // without trusting the certificate the handshake fails
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> spark.read().format("quiver").option("url", tlsUrl)
+          .option("table", "orders").option("user", "bob").option("password", "hunter2").load().count())
+          .hasStackTraceContaining("UNAVAILABLE");
+    }
+  }
+
+  @Test
   void onePartitionPerEndpoint() {
     Dataset<Row> df = spark.sql("SELECT l_orderkey FROM quiver.main.lineitem WHERE l_shipdate < DATE '1993-01-01'");
     BatchScanExec scan = scans(df).get(0);
