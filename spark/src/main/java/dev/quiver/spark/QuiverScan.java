@@ -22,7 +22,10 @@ final class QuiverScan implements Scan, Batch {
   private final List<Predicate> pushed;
   private String authorization;
 
-  QuiverScan(QuiverOptions options, String sql, StructType schema, List<Predicate> pushed) {
+  private final boolean aggregate;
+
+  QuiverScan(QuiverOptions options, String sql, StructType schema, List<Predicate> pushed, boolean aggregate) {
+    this.aggregate = aggregate;
     this.options = options;
     this.sql = sql;
     this.schema = schema;
@@ -54,6 +57,11 @@ final class QuiverScan implements Scan, Batch {
     try (QuiverSession s = new QuiverSession(options)) {
       FlightInfo info = s.plan(sql);
       authorization = s.authorization();
+      if (aggregate && info.getEndpoints().size() > 1) {
+        // Spark was told the aggregation is complete: partial results per endpoint would be wrong
+        throw new IllegalStateException("quiver: " + info.getEndpoints().size() + " endpoints for the pushed aggregation "
+            + sql + "; an aggregate must come back as one endpoint");
+      }
       List<InputPartition> parts = new ArrayList<>();
       for (FlightEndpoint e : info.getEndpoints()) {
         List<String> uris = new ArrayList<>();

@@ -126,13 +126,13 @@ final class QuiverScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
       try (QuiverSession s = new QuiverSession(options)) {
         result = s.schema(sql);
       }
-      return new QuiverScan(options, sql, QuiverTable.sparkSchema(result), pushed);
+      return new QuiverScan(options, sql, QuiverTable.sparkSchema(result), pushed, true);
     }
     List<Field> fields = new ArrayList<>();
     for (String name : required.fieldNames()) fields.add(arrowSchema.findField(name));
     String select = fields.isEmpty() ? "TRUE AS \"_quiver_row\""
         : fields.stream().map(ArrowTypes::selectExpr).collect(Collectors.joining(", "));
     return new QuiverScan(options, "SELECT " + select + from + whereSql + limitSql,
-        QuiverTable.sparkSchema(new Schema(fields)), pushed);
+        QuiverTable.sparkSchema(new Schema(fields)), pushed, false);
   }
 }

@@ -261,6 +261,13 @@ class QuiverSparkTest {
       assertThat(p.preferredLocations()).containsExactly("127.0.0.1");
     }
     assertThat(locations).contains(server.location().getUri().toString(), peer.location().getUri().toString());
+    // a pushed aggregation stays one endpoint, so one partition, with maxEndpoints 4 as well
+    String agg = "SELECT l_linestatus, count(*), sum(l_quantity) FROM lineitem WHERE l_shipdate >= DATE '1993-01-01'"
+        + " GROUP BY l_linestatus ORDER BY l_linestatus";
+    Dataset<Row> aggDf = spark.sql(agg.replace("FROM lineitem", "FROM df4_lineitem"));
+    assertThat(rows(aggDf)).isEqualTo(duck(agg));
+    assertThat(sqlOf(scans(aggDf).get(0))).contains("COUNT(*)");
+    assertThat(scans(aggDf).get(0).inputRDD().getNumPartitions()).isEqualTo(1);
     // the pushed predicate prunes on the peer as well
     try (Connection c = DriverManager.getConnection(peer.jdbcUrl())) {
       Map<String, Long> m = scanMetrics(c, ((QuiverScan) scan.scan()).sql());
