@@ -109,6 +109,7 @@ public final class QuiverCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   @Override
+  @SuppressWarnings("deprecation")
   public Table createTable(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties) {
     throw new UnsupportedOperationException("quiver: the catalog is read-only");
   }

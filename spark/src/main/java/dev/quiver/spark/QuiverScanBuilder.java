@@ -86,16 +86,17 @@ final class QuiverScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
 
   @Override
   public boolean pushAggregation(Aggregation aggregation) {
-    List<String>[] r = render(aggregation);
+    RenderedAggregation r = render(aggregation);
     if (r == null) return false;
-    this.groupBy = r[0];
-    this.aggregateSelect = r[1];
+    this.groupBy = r.groupBy();
+    this.aggregateSelect = r.select();
     return true;
   }
 
-  /** [group-by items, select items] or null when any part does not render. */
-  @SuppressWarnings("unchecked")
-  private static List<String>[] render(Aggregation a) {
+  private record RenderedAggregation(List<String> groupBy, List<String> select) {}
+
+  /** The group-by and select items, or null when any part does not render. */
+  private static RenderedAggregation render(Aggregation a) {
     List<String> groups = new ArrayList<>();
     List<String> select = new ArrayList<>();
     int i = 0;
@@ -111,7 +112,7 @@ final class QuiverScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
       if (s.isEmpty()) return null;
       select.add(s.get() + " AS " + Sql.ident("a" + j++));
     }
-    return new List[] {groups, select};
+    return new RenderedAggregation(groups, select);
   }
 
   @Override

@@ -45,6 +45,12 @@ final class QuiverTable implements SupportsRead {
   }
 
   @Override
+  public org.apache.spark.sql.connector.catalog.Column[] columns() {
+    return org.apache.spark.sql.connector.catalog.CatalogV2Util.structTypeToV2Columns(schema);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
   public StructType schema() {
     return schema;
   }
