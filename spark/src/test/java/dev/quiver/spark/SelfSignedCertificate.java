@@ -1,0 +1,47 @@
+package dev.quiver.spark;
+
+import java.io.FileWriter;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.cert.X509Certificate;
+import java.util.Base64;
+import java.util.Date;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/** A self-signed certificate for localhost / 127.0.0.1, written as PEM files (key in PKCS#8). */
+record SelfSignedCertificate(Path cert, Path key) {
+  static SelfSignedCertificate create(Path dir) throws Exception {
+    KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+    g.initialize(2048);
+    KeyPair kp = g.generateKeyPair();
+    X500Name name = new X500Name("CN=localhost");
+    long now = System.currentTimeMillis();
+    JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(now),
+        new Date(now - 60_000), new Date(now + 86_400_000L), name, kp.getPublic());
+    b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
+        new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+    X509Certificate cert = new JcaX509CertificateConverter()
+        .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+    Path certFile = dir.resolve("cert.pem");
+    Path keyFile = dir.resolve("key.pem");
+    try (JcaPEMWriter w = new JcaPEMWriter(new FileWriter(certFile.toFile(), StandardCharsets.US_ASCII))) {
+      w.writeObject(cert);
+    }
+    String pem = "-----BEGIN PRIVATE KEY-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(kp.getPrivate().getEncoded())
+        + "\n-----END PRIVATE KEY-----\n";
+    Files.writeString(keyFile, pem);
+    return new SelfSignedCertificate(certFile, keyFile);
+  }
+}
