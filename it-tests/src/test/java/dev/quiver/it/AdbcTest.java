@@ -210,4 +210,19 @@ class AdbcTest {
       for (TestServer r : pair) r.close();
     }
   }
+
+  /** One server, no peers, --max-endpoints 4: endpoints carry no location and ADBC reads all four over its connection. */
+  @Test
+  void adbcReadsEveryEndpointWithoutLocations() throws Exception {
+    Path data = dir.resolve("lineitem-single");
+    Files.createDirectories(data);
+    Files.copy(dev.quiver.sample.SampleData.ensure().resolve("lineitem.parquet"), data.resolve("lineitem.parquet"));
+    try (TestServer split = TestServer.splitting(data, 4); TestServer single = TestServer.start(data);
+        BufferAllocator a = new RootAllocator()) {
+      long plans = split.plansBuilt();
+      Map<List<Object>, Integer> four = adbcRows(split.port(), ScaleOutTest.QUERY, a);
+      assertThat(split.plansBuilt() - plans).isEqualTo(5); // GetFlightInfo, then each of the 4 fragments
+      assertThat(four).isEqualTo(adbcRows(single.port(), ScaleOutTest.QUERY, a));
+    }
+  }
 }

@@ -238,4 +238,24 @@ class ScaleOutTest {
       for (TestServer r : pair) r.close();
     }
   }
+
+  /** One server, no peers: the 4 endpoints carry no location and the JDBC driver reads them over its connection. */
+  @Test
+  void withoutPeersEndpointsHaveNoLocationAndJdbcReadsThemAll() throws Exception {
+    try (TestServer split = TestServer.splitting(data, 4); BufferAllocator a = new RootAllocator();
+        FlightSqlClient client = split.flightSql(a)) {
+      FlightInfo info = client.execute(QUERY);
+      assertThat(info.getEndpoints()).hasSize(4);
+      assertThat(info.getEndpoints()).allSatisfy(e -> assertThat(e.getLocations()).isEmpty());
+      long plans = split.plansBuilt();
+      List<List<Object>> rows;
+      try (Connection c = split.jdbc()) {
+        rows = TestServer.rows(c, QUERY);
+      }
+      assertThat(split.plansBuilt() - plans).isEqualTo(5); // the prepared statement, then each of the 4 fragments
+      try (Connection c = jdbc(replicas[0], 1)) {
+        assertThat(multiset(rows)).isEqualTo(multiset(TestServer.rows(c, QUERY)));
+      }
+    }
+  }
 }

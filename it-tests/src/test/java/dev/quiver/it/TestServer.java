@@ -69,6 +69,13 @@ final class TestServer implements AutoCloseable {
     return new TestServer[] {a, b};
   }
 
+  /** One server without peers splitting into up to {@code maxEndpoints} endpoints without locations (--max-endpoints). */
+  static TestServer splitting(Path data, int maxEndpoints) throws Exception {
+    TestServer s = start(data);
+    s.server.scaleOut(new QuiverServer.ScaleOut(maxEndpoints, List.of(), null, null));
+    return s;
+  }
+
   /** The server's Flight location, grpc://127.0.0.1:PORT. */
   Location location() {
     return server.location();

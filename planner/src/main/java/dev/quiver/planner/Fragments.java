@@ -72,7 +72,12 @@ public final class Fragments {
     for (int i = 0; i < n; i++) bins.add(new ArrayList<>());
     for (ParquetScan.RowGroupRef g : groups) {
       int lightest = 0;
-      for (int i = 1; i < n; i++) if (bytes[i] < bytes[lightest]) lightest = i;
+      for (int i = 1; i < n; i++) {
+        // ties (row groups of no bytes) go to the fragment with fewer groups: none stays empty
+        if (bytes[i] < bytes[lightest] || bytes[i] == bytes[lightest] && bins.get(i).size() < bins.get(lightest).size()) {
+          lightest = i;
+        }
+      }
       bins.get(lightest).add(g);
       bytes[lightest] += g.compressedBytes();
     }

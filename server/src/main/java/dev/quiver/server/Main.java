@@ -250,10 +250,20 @@ public final class Main {
       try {
         out.add(new org.apache.arrow.flight.Location(s.strip()));
       } catch (java.net.URISyntaxException e) {
-        throw new IllegalArgumentException("not a Flight location (grpc://host:port or grpc+tls://host:port): " + s);
+        out.clear();
+        break;
+      }
+      String scheme = out.get(out.size() - 1).getUri().getScheme();
+      if (scheme == null || !scheme.matches("grpc|grpc\\+tcp|grpc\\+tls") || out.get(out.size() - 1).getUri().getPort() < 0) {
+        out.clear();
+        break;
       }
     }
-    if (out.isEmpty()) throw new IllegalArgumentException("no location in '" + list + "'");
+    if (out.isEmpty()) {
+      System.err.println("quiver: not a list of Flight locations (grpc://host:port or grpc+tls://host:port, comma-"
+          + "separated): " + list);
+      System.exit(2);
+    }
     return out;
   }
 

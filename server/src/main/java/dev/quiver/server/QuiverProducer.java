@@ -30,7 +30,8 @@ import org.apache.arrow.memory.BufferAllocator;
  * Quiver's Flight SQL producer, the front door: routes each call to its part. Statements and prepared
  * statements ({@link StatementExecution}, results sent by {@link ResultStreaming}, cancelled through {@link
  * RunningQueries}), sessions, SET and SHOW ({@link Sessions}), and the metadata commands JDBC, ADBC and
- * sqlline call ({@link MetadataCommands}). Every endpoint has one ticket and no location. Each query runs in
+ * sqlline call ({@link MetadataCommands}). A result has one endpoint without a location, or (scan/filter/project
+ * plans, {@code quiver.max_endpoints} above 1) one per fragment, located over self and the peers. Each query runs in
  * its own child allocator with a memory limit. Errors become Flight statuses in one place, {@link ErrorMapping}.
  */
 public final class QuiverProducer extends NoOpFlightSqlProducer {
