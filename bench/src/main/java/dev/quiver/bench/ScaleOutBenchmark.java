@@ -38,7 +38,8 @@ public final class ScaleOutBenchmark {
 
   record Scan(String name, String sql) {}
 
-  record Row(String scan, String client, int replicas, int endpoints, Timing.Measured t, long rows) {}
+  /** {@code planMs}: the median GetFlightInfo time of the measured runs (FlightSqlClient only; NaN for JDBC). */
+  record Row(String scan, String client, int replicas, int endpoints, Timing.Measured t, long rows, double planMs) {}
 
   static List<Scan> scans() {
     return List.of(
@@ -120,22 +121,21 @@ public final class ScaleOutBenchmark {
               m.getOrDefault("row_groups_total", 0L), m.getOrDefault("row_groups_pruned", 0L),
               m.getOrDefault("bytes_scanned", 0L) / 1e6, rows.stream().filter(r -> r.scan().equals(scan.name()))
                   .mapToLong(Row::rows).findFirst().orElse(0)))
-          .append("| part | client | replicas | endpoints | ms (median / min) | vs 1 endpoint | rows |\n")
-          .append("|---|---|---:|---:|---:|---:|---:|\n");
+          .append("| part | client | replicas | endpoints | ms (median / min) | vs 1 endpoint | GetFlightInfo ms | rows |\n")
+          .append("|---|---|---:|---:|---:|---:|---:|---:|\n");
       for (Row r : rows) {
         if (!r.scan().equals(scan.name())) continue;
         Row base = rows.stream().filter(x -> x.scan().equals(r.scan()) && x.client().equals(r.client()) && x.endpoints() == 1)
             .findFirst().orElseThrow();
-        md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f / %.1f | %.2f× | %d |%n", r.endpoints() == 1 ? "(a)" : "(b)",
-            r.client(), r.replicas(), r.endpoints(), r.t().median(), r.t().min(), r.t().median() / base.t().median(), r.rows()));
+        md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f / %.1f | %.2f× | %s | %d |%n", r.endpoints() == 1 ? "(a)" : "(b)",
+            r.client(), r.replicas(), r.endpoints(), r.t().median(), r.t().min(), r.t().median() / base.t().median(),
+            Double.isNaN(r.planMs()) ? "—" : String.format(Locale.ROOT, "%.1f", r.planMs()), r.rows()));
       }
       md.append('\n');
     }
     Files.createDirectories(out);
     Path spark = out.resolve("scaleout-spark.md");
     if (Files.exists(spark)) md.append(Files.readString(spark)).append('\n');
-    Path notes = out.resolve("scaleout-notes.md");
-    if (Files.exists(notes)) md.append(Files.readString(notes));
     Files.writeString(out.resolve("scaleout.md"), md.toString());
     System.out.println(md);
     System.out.println("wrote " + out.resolve("scaleout.md"));
@@ -154,7 +154,7 @@ public final class ScaleOutBenchmark {
         }
         count[0] = n;
       }, runs, maxWarmUp);
-      return report(new Row(scan.name(), "JDBC", replicas, k, t, count[0]));
+      return report(new Row(scan.name(), "JDBC", replicas, k, t, count[0], Double.NaN));
     }
   }
 
@@ -166,8 +166,11 @@ public final class ScaleOutBenchmark {
       session.executeUpdate("SET quiver.max_endpoints = " + k);
       long[] count = new long[1];
       int[] seen = new int[1];
+      List<Double> plans = new ArrayList<>();
       Timing.Measured t = Timing.measure(() -> {
+        long p0 = System.nanoTime();
         FlightInfo info = session.execute(scan.sql());
+        plans.add((System.nanoTime() - p0) / 1e6);
         seen[0] = info.getEndpoints().size();
         List<Future<Long>> parts = new ArrayList<>();
         for (FlightEndpoint e : info.getEndpoints()) {
@@ -193,15 +196,16 @@ public final class ScaleOutBenchmark {
         for (Future<Long> f : parts) n += f.get();
         count[0] = n;
       }, runs, maxWarmUp);
+      double[] last = plans.subList(plans.size() - runs, plans.size()).stream().mapToDouble(Double::doubleValue).sorted().toArray();
       if (seen[0] != k) System.out.println("  note: " + seen[0] + " endpoints returned for max_endpoints " + k);
       return report(new Row(scan.name(), "FlightSqlClient" + (seen[0] != k ? " (" + seen[0] + " returned)" : ""),
-          replicas, k, t, count[0]));
+          replicas, k, t, count[0], last[last.length / 2]));
     }
   }
 
   private static Row report(Row r) {
-    System.out.printf(Locale.ROOT, "%-40s %-16s replicas %d endpoints %d: median %8.1f ms  min %8.1f ms  rows %d%n",
-        r.scan(), r.client(), r.replicas(), r.endpoints(), r.t().median(), r.t().min(), r.rows());
+    System.out.printf(Locale.ROOT, "%-40s %-16s replicas %d endpoints %d: median %8.1f ms  min %8.1f ms  plan %5.1f ms  rows %d%n",
+        r.scan(), r.client(), r.replicas(), r.endpoints(), r.t().median(), r.t().min(), r.planMs(), r.rows());
     return r;
   }
 }
