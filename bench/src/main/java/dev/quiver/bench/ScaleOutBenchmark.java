@@ -125,7 +125,7 @@ public final class ScaleOutBenchmark {
           .append("|---|---|---:|---:|---:|---:|---:|---:|\n");
       for (Row r : rows) {
         if (!r.scan().equals(scan.name())) continue;
-        Row base = rows.stream().filter(x -> x.scan().equals(r.scan()) && x.client().equals(r.client()) && x.endpoints() == 1)
+        Row base = rows.stream().filter(x -> x.scan().equals(r.scan()) && r.client().startsWith(x.client()) && x.endpoints() == 1)
             .findFirst().orElseThrow();
         md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f / %.1f | %.2f× | %s | %d |%n", r.endpoints() == 1 ? "(a)" : "(b)",
             r.client(), r.replicas(), r.endpoints(), r.t().median(), r.t().min(), r.t().median() / base.t().median(),
