@@ -112,7 +112,7 @@ public final class ScaleOutBenchmark {
         + "the same client's one-endpoint median. Row groups and bytes read: the scan's EXPLAIN ANALYZE on one endpoint "
         + "(the K fragments together read the same row groups).%n%n", sf, PruningBenchmark.ROW_GROUP, maxWarmUp, runs));
     md.append("Command: `java -Xmx6g -jar bench/target/quiver-bench.jar scaleout --sf ").append(sf).append(" --runs ")
-        .append(runs).append("`\n\n");
+        .append(runs).append(" --max-warm-up ").append(maxWarmUp).append("`\n\n");
     for (Scan scan : scans()) {
       Map<String, Long> m = metrics.get(scan.name());
       md.append("## ").append(scan.name()).append("\n\n`").append(scan.sql()).append("`\n\n")

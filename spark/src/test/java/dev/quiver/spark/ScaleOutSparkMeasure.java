@@ -67,7 +67,7 @@ class ScaleOutSparkMeasure {
         .append("bytes returned by read calls, page cache included) over one run, median — Spark's Parquet reader, or the ")
         .append("in-process Quiver replicas. Spark reports no row-group count.\n\n")
         .append("Command: `mvn -B -o -pl spark -am test -Dtest=ScaleOutSparkMeasure -Dquiver.measure=true ")
-        .append("-Dsurefire.failIfNoSpecifiedTests=false -Dquiver.scaleout.runs=").append(runs).append("`\n\n")
+        .append("-Dsurefire.failIfNoSpecifiedTests=false -Dquiver.scaleout.runs=").append(runs).append(" -Dquiver.scaleout.warmup=").append(warmUp).append("`\n\n")
         .append("| scan | reader | ms (median / min) | vs Spark Parquet | vs Spark over Quiver 1 endpoint | Quiver RG read of total | Quiver MB | Spark input MB | JVM read MB | rows |\n")
         .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     try (QuiverServer a = QuiverServer.start(data.toString(), "127.0.0.1", 0, 3L << 30);
