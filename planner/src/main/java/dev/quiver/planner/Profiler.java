@@ -77,7 +77,6 @@ final class Profiler {
     }
     long started = System.nanoTime();
     List<Optimizer.Rewrite> rewrites = new ArrayList<>();
-    engine.limits().checkLength(sql);
     PreparedQuery q = engine.prepare(engine.snapshot(), sql, allocator, settings, null, cancellation, rewrites);
     long executionStarted = System.nanoTime();
     Operator root = new PhysicalPlanner(allocator, q.eval(), cancellation, q.batchRows(), q.pruning(), scanOptions,

@@ -200,20 +200,11 @@ public final class ParquetScan implements AutoCloseable {
       boolean pruning) {
     List<RowGroupRef> out = new ArrayList<>();
     for (DataFile f : table.files()) {
-      ParquetMetadata footer;
-      try {
-        footer = catalog.footers().footer(f);
-      } catch (QuiverException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        throw new QuiverException(ErrorCode.CORRUPT_FILE, "cannot read the footer of Parquet file " + f.path() + ": " + e, e);
-      }
+      ParquetMetadata footer = footer(catalog.footers(), table, f);
       List<BlockMetaData> blocks = footer.getBlocks();
       RowGroupPruner pruner = null;
       if (pruning) {
-        MessageType fileSchema = footer.getFileMetaData().getSchema();
-        ParquetFilterConverter.Result r = ParquetFilterConverter.convert(predicate, fileSchema, f,
-            new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
+        ParquetFilterConverter.Result r = convert(predicate, table, f, footer);
         if (r instanceof ParquetFilterConverter.Never) continue;
         if (r instanceof ParquetFilterConverter.Pred p) pruner = new RowGroupPruner(p);
       }
@@ -223,6 +214,21 @@ public final class ParquetScan implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  private static ParquetMetadata footer(FooterCache footers, ParquetTable table, DataFile f) {
+    try {
+      return footers.footer(f);
+    } catch (RuntimeException e) {
+      throw corrupt(table, f, "cannot read the footer of", e);
+    }
+  }
+
+  /** The pruning form of {@code predicate} for one file: never matches, always may, or a predicate to test. */
+  private static ParquetFilterConverter.Result convert(ScanPredicate predicate, ParquetTable table, DataFile f,
+      ParquetMetadata footer) {
+    return ParquetFilterConverter.convert(predicate, footer.getFileMetaData().getSchema(), f,
+        new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
   }
 
   /** The next batch, or null when the scan is done. */
@@ -265,12 +271,7 @@ public final class ParquetScan implements AutoCloseable {
       Set<Integer> onlyHere = only == null ? null : only.get(f.path());
       if (only != null && onlyHere == null) continue;
       metrics.file();
-      ParquetMetadata footer;
-      try {
-        footer = footers.footer(f);
-      } catch (RuntimeException e) {
-        throw corrupt(f, "cannot read the footer of", e);
-      }
+      ParquetMetadata footer = footer(footers, table, f);
       MessageType fileSchema = footer.getFileMetaData().getSchema();
       List<Type> present = new ArrayList<>();
       for (Field field : readFields) {
@@ -279,8 +280,7 @@ public final class ParquetScan implements AutoCloseable {
         }
       }
       MessageType requested = new MessageType(fileSchema.getName(), present);
-      ParquetFilterConverter.Result r = ParquetFilterConverter.convert(predicate, fileSchema, f,
-          new HashSet<>(table.partitionColumns()), footer.getFileMetaData().getCreatedBy());
+      ParquetFilterConverter.Result r = convert(predicate, table, f, footer);
       RowGroupPruner pruner = r instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
       List<BlockMetaData> blocks = footer.getBlocks();
       List<String> statsColumns = metrics.recordsRowGroups() ? statsColumns(fileSchema) : List.of();
@@ -764,6 +764,10 @@ public final class ParquetScan implements AutoCloseable {
   }
 
   private QuiverException corrupt(DataFile file, String what, Exception e) {
+    return corrupt(table, file, what, e);
+  }
+
+  private static QuiverException corrupt(ParquetTable table, DataFile file, String what, Exception e) {
     if (e instanceof QuiverException q) return q;
     if (e instanceof OutOfMemoryException) {
       return new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "query exceeded its memory limit while reading "

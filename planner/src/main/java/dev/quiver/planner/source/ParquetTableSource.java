@@ -20,14 +20,6 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table,
     this(catalog, table, null);
   }
 
-  /**
-   * The same table, its scans restricted to {@code rowGroups} (indexes per file path; other files are not read):
-   * one fragment of a query split into endpoints.
-   */
-  public ParquetTableSource restrictedTo(java.util.Map<org.apache.hadoop.fs.Path, java.util.Set<Integer>> groups) {
-    return new ParquetTableSource(catalog, table, java.util.Map.copyOf(groups));
-  }
-
   @Override public String name() { return table.name(); }
   @Override public Schema schema() { return table.schema(); }
   @Override public Field field(String column) { return table.field(column); }

@@ -346,8 +346,6 @@ final class FromBinder {
     rightMatch.add(new Expr.ColumnRef(present, SqlTypes.BOOLEAN, true));
     rightMatch.addAll(SubqueryDecorrelator.keyMatch(rightKeys, dr, withPairs));
     LogicalPlan joined = new LogicalPlan.Join(withPairs, right.plan(), type, Exprs.and(rightMatch));
-    java.util.Map<String, Field> out = new java.util.HashMap<>();
-    for (Field f : joined.schema().getFields()) out.put(f.getName(), f);
     List<LogicalPlan.NamedExpr> keep = new ArrayList<>();
     for (Field f : leftFields) keep.add(new LogicalPlan.NamedExpr(column(joined, f.getName()), f.getName()));
     for (Field f : rightFields) keep.add(new LogicalPlan.NamedExpr(column(joined, f.getName()), f.getName()));
