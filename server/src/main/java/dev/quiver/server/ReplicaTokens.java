@@ -1,11 +1,8 @@
 package dev.quiver.server;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.auth2.Auth2Constants;
@@ -37,13 +34,7 @@ final class ReplicaTokens implements CallHeaderAuthenticator {
 
   /** From now on, issue and accept tokens signed with a key from {@code secret}. */
   void useSecret(byte[] secret) {
-    try {
-      MessageDigest d = MessageDigest.getInstance("SHA-256");
-      d.update("quiver bearer tokens\n".getBytes(StandardCharsets.UTF_8));
-      key = d.digest(secret);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    key = Signing.deriveKey("quiver bearer tokens\n", secret);
   }
 
   @Override
@@ -54,11 +45,10 @@ final class ReplicaTokens implements CallHeaderAuthenticator {
     if (auth != null && auth.startsWith(Auth2Constants.BEARER_PREFIX)) {
       String token = auth.substring(Auth2Constants.BEARER_PREFIX.length()).strip();
       if (!token.startsWith(PREFIX)) return generated.authenticate(headers); // issued before the secret was set
-      String user = verify(k, token);
-      if (user == null) throw CallStatus.UNAUTHENTICATED.toRuntimeException(); // AuthMessages says what to do
-      long expiry = expiry(token);
-      boolean renew = expiry - System.currentTimeMillis() < LIFETIME_MS / 2;
-      return result(user, renew ? issue(k, user) : null);
+      Verified v = verify(k, token);
+      if (v == null) throw CallStatus.UNAUTHENTICATED.toRuntimeException(); // AuthMessages says what to do
+      boolean renew = v.expiry() - System.currentTimeMillis() < LIFETIME_MS / 2;
+      return result(v.user(), renew ? issue(k, v.user()) : null);
     }
     AuthResult r = basic.authenticate(headers); // a password: fails if wrong
     return result(r.getPeerIdentity(), issue(k, r.getPeerIdentity()));
@@ -85,8 +75,10 @@ final class ReplicaTokens implements CallHeaderAuthenticator {
     return body + "." + b64(mac(key, body));
   }
 
-  /** The user of a genuine, unexpired token of a user this replica knows, else null. */
-  private String verify(byte[] key, String token) {
+  private record Verified(String user, long expiry) {}
+
+  /** The user and expiry of a genuine, unexpired token of a user this replica knows, else null. */
+  private Verified verify(byte[] key, String token) {
     int last = token.lastIndexOf('.');
     if (last < 0) return null;
     String body = token.substring(0, last);
@@ -100,17 +92,13 @@ final class ReplicaTokens implements CallHeaderAuthenticator {
     String[] parts = body.split("\\.");
     if (parts.length != 3) return null;
     try {
-      if (Long.parseLong(parts[2]) < System.currentTimeMillis()) return null;
+      long expiry = Long.parseLong(parts[2]);
+      if (expiry < System.currentTimeMillis()) return null;
       String user = new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8);
-      return users.has(user) ? user : null;
+      return users.has(user) ? new Verified(user, expiry) : null;
     } catch (IllegalArgumentException e) {
       return null;
     }
-  }
-
-  private static long expiry(String token) {
-    String[] parts = token.split("\\.");
-    return Long.parseLong(parts[2]);
   }
 
   private static String b64(byte[] b) {
@@ -118,12 +106,6 @@ final class ReplicaTokens implements CallHeaderAuthenticator {
   }
 
   private static byte[] mac(byte[] key, String body) {
-    try {
-      Mac m = Mac.getInstance("HmacSHA256");
-      m.init(new SecretKeySpec(key, "HmacSHA256"));
-      return m.doFinal(body.getBytes(StandardCharsets.UTF_8));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    return Signing.hmac(key, body.getBytes(StandardCharsets.UTF_8));
   }
 }

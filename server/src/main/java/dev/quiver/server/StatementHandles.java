@@ -6,14 +6,11 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.arrow.flight.CallStatus;
 
 /**
@@ -78,12 +75,9 @@ final class StatementHandles {
    * accept each other's handles and tickets (and keep accepting them across restarts). Set before serving.
    */
   void useSecret(byte[] secret) {
-    try {
-      key = MessageDigest.getInstance("SHA-256").digest(secret);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    key = Signing.deriveKey("", secret);
   }
+
 
   private static final byte FRAGMENT_VERSION = 1;
 
@@ -247,14 +241,9 @@ final class StatementHandles {
   }
 
   private byte[] mac(byte[] body) {
-    try {
-      Mac m = Mac.getInstance("HmacSHA256");
-      m.init(new SecretKeySpec(key, "HmacSHA256"));
-      return m.doFinal(body);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    return Signing.hmac(key, body);
   }
+
 
   private static void writeValue(DataOutputStream out, Object v) throws IOException {
     if (v == null) {
