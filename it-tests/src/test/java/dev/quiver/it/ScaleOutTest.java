@@ -193,27 +193,6 @@ class ScaleOutTest {
     }
   }
 
-  /** Not an assertion: the time to read the query through 1 and 4 endpoints with JDBC, best of 3, printed. */
-  @Test
-  void timeOneVersusFourEndpoints() throws Exception {
-    long[] best = {Long.MAX_VALUE, Long.MAX_VALUE};
-    for (int round = 0; round < 3; round++) {
-      for (int k = 0; k < 2; k++) {
-        try (Connection c = jdbc(replicas[0], k == 0 ? 1 : 4)) {
-          long t0 = System.nanoTime();
-          long rows = 0;
-          try (java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(QUERY)) {
-            while (rs.next()) rows++;
-          }
-          best[k] = Math.min(best[k], System.nanoTime() - t0);
-          assertThat(rows).isPositive();
-        }
-      }
-    }
-    System.out.printf("scale-out timing: 1 endpoint %.0f ms, 4 endpoints over 2 replicas %.0f ms (JDBC, best of 3)%n",
-        best[0] / 1e6, best[1] / 1e6);
-  }
-
   /**
    * TLS and users on both replicas: endpoints are grpc+tls:// locations, and the JDBC driver opens a TLS connection
    * to the peer with the same root certificate and authenticates there with the same user and password.

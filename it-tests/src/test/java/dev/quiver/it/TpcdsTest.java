@@ -30,8 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * DuckDB over the same Parquet files, compared with {@link ResultComparison}.
  *
  * <p>Queries that Quiver cannot answer yet, or DuckDB cannot run, are listed in
- * {@code tpcds-expected-failures.tsv} (query, kind, reason): a listed query must still fail with that kind
- * (else the test fails, asking to remove it from the list) and then passes (the documented difference holds); an unlisted
+ * {@code tpcds-expected-failures.tsv} (query, kind, message, reason): a listed query must still fail with that kind
+ * and a message containing that text (else the test fails, asking to remove it from the list) and then passes (the documented difference holds); an unlisted
  * query must equal DuckDB's answer. Kinds: a Flight status code of Quiver's error (e.g. UNIMPLEMENTED),
  * {@code TIMED_OUT} (Quiver's statement timeout), {@code WRONG_ANSWER} (answers, but not DuckDB's answer) or
  * {@code DUCKDB} (DuckDB itself cannot run the text).
@@ -49,7 +49,7 @@ class TpcdsTest {
   Connection duck;
 
   /** A query Quiver is known not to answer (or DuckDB not to run): how it fails and why. */
-  record ExpectedFailure(String query, String kind, String reason) {}
+  record ExpectedFailure(String query, String kind, String message, String reason) {}
 
   /** The TPC-DS tables: {@code -Dquiver.tpcdsDir}, else generated (once) at scale factor 0.01. */
   static Path tpcdsDir() {
@@ -89,9 +89,9 @@ class TpcdsTest {
       if (in == null) throw new IOException("no resource " + EXPECTED_FAILURES);
       for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
         if (line.isBlank() || line.startsWith("#")) continue;
-        String[] f = line.split("\t", 3);
-        if (f.length != 3) throw new IOException(EXPECTED_FAILURES + ": not query<TAB>kind<TAB>reason: " + line);
-        if (out.put(f[0], new ExpectedFailure(f[0], f[1], f[2].strip())) != null) {
+        String[] f = line.split("\t", 4);
+        if (f.length != 4) throw new IOException(EXPECTED_FAILURES + ": not query<TAB>kind<TAB>message<TAB>reason: " + line);
+        if (out.put(f[0], new ExpectedFailure(f[0], f[1], f[2], f[3].strip())) != null) {
           throw new IOException(EXPECTED_FAILURES + ": " + f[0] + " listed twice");
         }
       }
@@ -155,9 +155,10 @@ class TpcdsTest {
       fail("TPC-DS " + name + " now equals DuckDB's answer: remove it from " + EXPECTED_FAILURES
           + " (listed as " + listed.kind() + ": " + listed.reason() + ")");
     }
-    if (!failure.get().kind().equals(listed.kind())) {
+    if (!failure.get().kind().equals(listed.kind()) || !failure.get().message().contains(listed.message())) {
       fail("TPC-DS " + name + " is listed in " + EXPECTED_FAILURES + " as " + listed.kind() + " (" + listed.reason()
-          + ") but now fails as " + failure.get().kind() + ": " + failure.get().message());
+          + ", message containing \"" + listed.message() + "\") but now fails as " + failure.get().kind() + ": "
+          + failure.get().message());
     }
     // fails exactly as listed: the documented difference holds (a pass, not a skip, so no test is left skipped)
     System.out.printf("TPC-DS %s fails as listed (%s): %s%n", name, listed.kind(), listed.reason());
