@@ -243,9 +243,12 @@
   }
 
   async function cancel() {
-    if (!runningId) return;
+    const id = runningId;
+    if (!id) return;
     try {
-      const r = await api('POST', 'api/cancel', { queryId: runningId });
+      const r = await api('POST', 'api/cancel', { queryId: id });
+      // the query's own answer (CANCELLED) may arrive first: then its status stays
+      if (runningId !== id) return;
       if (!r.cancelled) $('status').textContent = 'The query had already finished.';
       else $('status').textContent = 'Cancelling…';
     } catch (e) {
