@@ -159,7 +159,7 @@ class DependentSubqueryScaleTest {
   @Test
   void nestedLateralSubqueries() {
     // each correlated level is planned twice (its outer columns found first): nesting is bounded by the parse cost
-    // (5 levels of parentheses), and the planner refuses past 20,000 plans as a safety net
+    // (7 levels of subqueries), and the planner refuses past 20,000 plans as a safety net
     assertThat(run(nestedLateral(4))).containsExactly(List.of(1L));
   }
 

@@ -172,23 +172,29 @@ class SqlLimitsTest {
 
   @Test
   void parseCostIsCountedBeforeParsingNotTimed() {
-    // JSqlParser's time grows three- to eightfold with each level of scalar subqueries nested in an expression:
-    // 30 levels would take years; the statement is refused from its tokens, however busy the machine is
+    // the analysis repeats a correlated subquery once per level it is nested in: 30 levels are refused from the
+    // statement's tokens, before parsing, however busy the machine is
     long start = System.nanoTime();
     String deep = "SELECT " + "(SELECT ".repeat(30) + "1" + ")".repeat(30);
     QuiverException e = error(engine, deep);
     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
     assertThat(e.getMessage()).startsWith("the statement is too complex to parse: its subqueries nested in expressions cost ")
-        .endsWith("over the limit of 3906 (each level of parentheses around a subquery multiplies the cost by 5; the "
+        .endsWith("over the limit of 100000 (each level of subquery nesting multiplies the cost by 5; the "
             + "deepest, 30 levels, is at 1:241)");
     assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(10_000);
-    // within the limit: 5 levels plan, however slowly the machine runs; 6 do not
-    assertThat(TestTables.run(engine, allocator, "SELECT " + "(SELECT ".repeat(5) + "7" + ")".repeat(5)))
+    // within the limit: 7 levels plan, however slowly the machine runs; 8 do not
+    assertThat(TestTables.run(engine, allocator, "SELECT " + "(SELECT ".repeat(7) + "7" + ")".repeat(7)))
         .containsExactly(List.of(7));
-    assertThat(error(engine, "SELECT " + "(SELECT ".repeat(6) + "7" + ")".repeat(6)).getMessage())
-        .isEqualTo("the statement is too complex to parse: its subqueries nested in expressions cost 19531 units, over the "
-            + "limit of 3906 (each level of parentheses around a subquery multiplies the cost by 5; the deepest, 6 levels, "
-            + "is at 1:49)");
+    assertThat(error(engine, "SELECT " + "(SELECT ".repeat(8) + "7" + ")".repeat(8)).getMessage())
+        .isEqualTo("the statement is too complex to parse: its subqueries nested in expressions cost 488281 units, over the "
+            + "limit of 100000 (each level of subquery nesting multiplies the cost by 5; the deepest, 8 levels, "
+            + "is at 1:65)");
+    // redundant parentheses cost nothing (JSqlParser 5.3 rescanned a subquery once per parenthesis around it)
+    assertThat(TestTables.run(engine, allocator, "SELECT " + "(".repeat(40) + "(SELECT 7)" + ")".repeat(40)))
+        .containsExactly(List.of(7));
+    // a long UNION ALL is linear work: 3,907 branches were refused under the parenthesis count
+    assertThat(count(engine, "SELECT count(*) FROM (SELECT 1 AS x" + " UNION ALL SELECT 1".repeat(5_000) + ") u"))
+        .isEqualTo(5_001);
     QueryEngine strict = new QueryEngine(catalog, QuerySettings.DEFAULT, SqlLimits.DEFAULT.withMaxParseCost(5 * 5 * 5));
     assertThat(error(strict, "SELECT " + "(SELECT ".repeat(3) + "7" + ")".repeat(3)).getMessage()).contains("the deepest, 3 levels");
     // derived tables in FROM cost little to parse: 40 levels are fine

@@ -109,6 +109,15 @@ final class ArithmeticBinder {
     }
     String text = iv.getParameter();
     String unit = iv.getIntervalType();
+    net.sf.jsqlparser.expression.IntervalQualifier qualifier = iv.getIntervalQualifier();
+    if (unit == null && qualifier != null) {
+      // JSqlParser 5.4 reads "INTERVAL '1' MONTH" as a parameter with a qualifier
+      if (qualifier.getTrailingField() != null || qualifier.getLeadingFieldPrecision() != null
+          || qualifier.getFractionalSecondsPrecision() != null) {
+        throw QuiverException.unsupported("the interval qualifier " + qualifier + " in " + SqlPositions.snippet(iv));
+      }
+      unit = qualifier.getLeadingField();
+    }
     if (text == null && iv.getExpression() != null) text = iv.getExpression().toString();
     if (text == null) throw QuiverException.unsupported("the interval " + SqlPositions.snippet(iv));
     text = text.replace("'", "").trim();

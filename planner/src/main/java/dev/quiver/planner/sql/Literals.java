@@ -58,20 +58,17 @@ final class Literals {
     return new Expr.Literal(d, SqlTypes.decimal(precision, d.scale()));
   }
 
+  /** {@code DATE '…'}, {@code TIMESTAMP '…'}: JSqlParser 5.4's literal node, read as {@link #typedLiteral}. */
   static Expr dateTimeLiteral(DateTimeLiteralExpression d, String sql) {
     String raw = d.getValue();
     String text = raw.length() >= 2 && raw.startsWith("'") && raw.endsWith("'") ? raw.substring(1, raw.length() - 1) : raw;
-    ArrowType type = switch (d.getType()) {
-      case DATE -> SqlTypes.DATE;
-      case TIMESTAMP, DATETIME -> SqlTypes.TIMESTAMP;
-      case TIMESTAMPTZ -> SqlTypes.TIMESTAMPTZ;
+    String typeName = switch (d.getType()) {
+      case DATE -> "DATE";
+      case TIMESTAMP, DATETIME -> "TIMESTAMP";
+      case TIMESTAMPTZ -> "TIMESTAMPTZ";
       default -> throw QuiverException.unsupported("the " + d.getType() + " literal", SqlPositions.suffix(sql, d.getType().name()));
     };
-    try {
-      return new Expr.Literal(Casts.cast(text, SqlTypes.VARCHAR, type), type);
-    } catch (QuiverException e) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, e.getMessage() + SqlPositions.suffix(sql, d.getType().name()));
-    }
+    return typedLiteral(typeName, text, sql);
   }
 
   /**
@@ -80,8 +77,11 @@ final class Literals {
    * digits keeps nanoseconds.
    */
   static Expr typedLiteral(CastExpression c, String raw, String sql) {
+    return typedLiteral(c.getColDataType().getDataType(), raw, sql);
+  }
+
+  private static Expr typedLiteral(String typeName, String raw, String sql) {
     String text = raw.replace("''", "'");
-    String typeName = c.getColDataType().getDataType();
     if (text.length() > MAX_NUMBER_CHARS) { // no such literal is this long; the patterns below are quadratic in it
       throw new QuiverException(ErrorCode.INVALID_QUERY, "invalid " + typeName + " literal of " + text.length()
           + " characters" + SqlPositions.suffix(sql, typeName));

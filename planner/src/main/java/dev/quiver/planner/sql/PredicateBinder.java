@@ -48,12 +48,6 @@ final class PredicateBinder {
 
   Expr in(InExpression in) {
     Expression right = in.getRightExpression();
-    if (right instanceof AndExpression || right instanceof OrExpression) {
-      // JSqlParser 5.3 parses "x IN (a, b) OR y" as "x IN ((a, b) OR y)": IN binds tighter, so
-      // re-associate by moving the IN onto the leftmost operand of the AND/OR chain -- in a copy: the parsed
-      // tree is left as it is, since a CTE's body (or a view's) is bound once per reference
-      return binder.bind(reassociated(in, right));
-    }
     if (right instanceof net.sf.jsqlparser.statement.select.Select sub) {
       ExprBinder.Subqueries subqueries = binder.subqueries(in);
       Expr value = ExprBinder.settleParameters(binder.bind(in.getLeftExpression()));
@@ -84,19 +78,6 @@ final class PredicateBinder {
     List<Expr> coerced = new ArrayList<>();
     for (Expr item : items) coerced.add(Coercion.coerceItem(item, t));
     return new Expr.InList(Coercion.coerce(value, t), coerced, in.isNot());
-  }
-
-  /** {@code right}, an AND/OR chain, with its leftmost operand {@code o} replaced by {@code x [NOT] IN o}. */
-  static Expression reassociated(InExpression in, Expression right) {
-    if (right instanceof AndExpression a) {
-      return new AndExpression(reassociated(in, a.getLeftExpression()), a.getRightExpression());
-    }
-    if (right instanceof OrExpression o) {
-      return new OrExpression(reassociated(in, o.getLeftExpression()), o.getRightExpression());
-    }
-    InExpression inner = new InExpression(in.getLeftExpression(), right);
-    inner.setNot(in.isNot());
-    return inner;
   }
 
   Expr between(Between b) {

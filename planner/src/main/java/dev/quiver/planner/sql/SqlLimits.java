@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
  * the bound expression tree, so that no recursive walk of it overflows the stack); the items of one IN
  * list; the relations (tables, derived tables, CTE references) the FROM clauses of a statement join, since
  * join ordering is superlinear in them; and the parse cost, counted from the statement's tokens before
- * JSqlParser runs (see {@link SqlText#parseCost}): JSqlParser's time grows three- to eightfold with each level
- * of subqueries nested inside expressions. Every limit counts work, never time, so a statement plans or fails the same way
+ * JSqlParser runs (see {@link SqlText#parseCost}): the analysis repeats a correlated subquery once per level
+ * it is nested in, so its work multiplies with each level of subqueries nested inside expressions. Every limit counts work, never time, so a statement plans or fails the same way
  * however busy the machine is.
  */
 public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInListItems, int maxRelations,
@@ -21,8 +21,11 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
   public static final int DEFAULT_MAX_NESTING_DEPTH = 256;
   public static final int DEFAULT_MAX_IN_LIST_ITEMS = 100_000;
   public static final int DEFAULT_MAX_RELATIONS = 128;
-  /** 1 + 5 + … + 5^5: a chain of subqueries nested 5 levels deep in expressions, or more shallower ones. */
-  public static final long DEFAULT_MAX_PARSE_COST = 3_906;
+  /**
+   * 1 + 5 + … + 5^7 = 97,656: a chain of subqueries nested 7 levels deep in expressions, or more shallower ones
+   * (a UNION of 50,000 branches, more than a statement of the default size holds).
+   */
+  public static final long DEFAULT_MAX_PARSE_COST = 100_000;
   /** Queries nested in one another (subqueries, derived tables, CTE bodies), counted by the analyzer. */
   public static final int DEFAULT_MAX_SUBQUERY_DEPTH = 64;
   /**
@@ -94,8 +97,8 @@ public record SqlLimits(long maxStatementBytes, int maxNestingDepth, int maxInLi
   void checkParseCost(String sql, SqlText.Cost cost) {
     if (cost.units() <= maxParseCost) return;
     throw new QuiverException(ErrorCode.INVALID_QUERY, "the statement is too complex to parse: its subqueries nested in "
-        + "expressions cost " + cost.units() + " units, over the limit of " + maxParseCost + " (each level of parentheses "
-        + "around a subquery multiplies the cost by 5; the deepest, " + cost.deepestSubquery() + " levels, is at "
+        + "expressions cost " + cost.units() + " units, over the limit of " + maxParseCost + " (each level of "
+        + "subquery nesting multiplies the cost by 5; the deepest, " + cost.deepestSubquery() + " levels, is at "
         + cost.deepestAt() + ")");
   }
 

@@ -99,7 +99,7 @@ public final class SqlParser {
     }
 
     @Override
-    public ParseException generateParseException() {
+    public ParseException generateParseException(String unused) {
       ParseException e = new ParseException("unexpected token");
       e.currentToken = token;
       return e;

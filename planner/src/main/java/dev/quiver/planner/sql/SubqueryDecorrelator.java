@@ -847,12 +847,7 @@ final class SubqueryDecorrelator {
     stack.push(e);
     while (!stack.isEmpty()) {
       Expression x = stack.pop();
-      if (x instanceof InExpression in && (in.getRightExpression() instanceof AndExpression
-          || in.getRightExpression() instanceof net.sf.jsqlparser.expression.operators.conditional.OrExpression)) {
-        // JSqlParser 5.3 parses "x IN (...) AND y" as "x IN ((...) AND y)": move the IN onto the leftmost operand
-        // (in a copy: a CTE's body is analyzed once per reference)
-        stack.push(PredicateBinder.reassociated(in, in.getRightExpression()));
-      } else if (x instanceof AndExpression a) {
+      if (x instanceof AndExpression a) {
         stack.push(a.getRightExpression());
         stack.push(a.getLeftExpression());
       } else if (x instanceof ParenthesedExpressionList<?> p && p.size() == 1 && p.get(0) instanceof AndExpression a) {

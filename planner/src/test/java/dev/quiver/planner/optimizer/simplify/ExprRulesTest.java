@@ -73,6 +73,9 @@ class ExprRulesTest {
         new Case(new DeduplicateTerms(), "i > 5 AND s = 'a' AND i > 5", "i > 5 AND s = 'a'",
             "random() > 0.5 AND random() > 0.5"),
         new Case(new CollapseComplement(), "b AND NOT b", "b IS NULL AND CAST(NULL AS BOOLEAN)", "b AND NOT (i > 1)"),
+        // the chain's other terms stay (they were dropped: NOT b OR b OR i > 1 answered as b IS NOT NULL)
+        new Case(new CollapseComplement(), "NOT b OR i > 1 OR b", "b IS NOT NULL OR CAST(NULL AS BOOLEAN) OR i > 1",
+            "b OR NOT (i > 1)"),
         new Case(new AbsorbTerms(), "i > 5 AND (s = 'a' OR i > 5)", "i > 5", "i > 5 AND (s = 'a' OR i > 6)"),
         new Case(new FactorCommonConjuncts(), "(i = 2 AND s = 'a') OR (i = 2 AND s = 'b')",
             "i = 2 AND (s = 'a' OR s = 'b')", "(i = 2 AND s = 'a') OR (i = 3 AND s = 'b')"),
