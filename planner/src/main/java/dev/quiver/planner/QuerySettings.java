@@ -10,7 +10,20 @@ import java.time.ZoneOffset;
 public record QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows, boolean pruning,
     boolean parallelPipelines) {
   public static final int DEFAULT_BATCH_ROWS = 32_768;
+  public static final int MAX_BATCH_ROWS = 1_000_000;
   public static final QuerySettings DEFAULT = new QuerySettings(true, ZoneOffset.UTC, 0, DEFAULT_BATCH_ROWS, true, true);
+
+  /**
+   * Checked whatever the source (a session's SET, a fragment ticket, a test): batches of 0 rows made the scan's tasks
+   * loop forever on empty batches.
+   */
+  public QuerySettings {
+    if (zone == null) throw new IllegalArgumentException("settings need a time zone");
+    if (statementTimeoutMs < 0) throw new IllegalArgumentException("a statement timeout of " + statementTimeoutMs + " ms");
+    if (batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
+      throw new IllegalArgumentException("batches of " + batchRows + " rows (1 to " + MAX_BATCH_ROWS + ")");
+    }
+  }
 
   public QuerySettings(boolean simplify, ZoneId zone, long statementTimeoutMs, int batchRows, boolean pruning) {
     this(simplify, zone, statementTimeoutMs, batchRows, pruning, true);

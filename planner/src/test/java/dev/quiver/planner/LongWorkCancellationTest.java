@@ -81,4 +81,32 @@ class LongWorkCancellationTest extends EngineTest {
     System.out.println("checks without / with grouping: " + base + " / " + grouped);
     assertThat(grouped - base).isGreaterThanOrEqualTo(20);
   }
+
+  @Test
+  void theScansWorkersCheckCancellationBetweenBatches() {
+    // a filter inside the Parquet scan runs on the shared scan pool: its workers check the query's cancellation
+    // between batches (they ignored it, and a 30,000-string IN kept them busy for minutes after the client left)
+    java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    PreparedQuery q = engine.prepare("SELECT count(*) FROM t WHERE s IN ('s1', 's2')", allocator,
+        QuerySettings.DEFAULT.withBatchRows(4));
+    try (QueryExecution ex = engine.execute(q, allocator, () -> threads.add(Thread.currentThread().getName()))) {
+      VectorSchemaRoot b;
+      while ((b = ex.next()) != null) b.close();
+    }
+    assertThat(threads).anyMatch(n -> n.startsWith("quiver-scan"));
+    // a cancel seen by a worker ends the query with that error, every batch released (the allocator checks)
+    Cancellation inWorkers = () -> {
+      if (Thread.currentThread().getName().startsWith("quiver-scan")) {
+        throw new QuiverException(ErrorCode.CANCELLED, "query cancelled by the client");
+      }
+    };
+    PreparedQuery again = engine.prepare("SELECT s FROM t WHERE s IN ('s1', 's2')", allocator,
+        QuerySettings.DEFAULT.withBatchRows(4));
+    assertThatThrownBy(() -> {
+      try (QueryExecution ex = engine.execute(again, allocator, inWorkers)) {
+        VectorSchemaRoot b;
+        while ((b = ex.next()) != null) b.close();
+      }
+    }).isInstanceOf(QuiverException.class).hasMessageContaining("cancelled");
+  }
 }

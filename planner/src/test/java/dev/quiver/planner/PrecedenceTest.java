@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PrecedenceTest {
   static final long SEED = Long.getLong("quiver.precedence.seed", 20_261_203L);
-  static final int CASES = Integer.getInteger("quiver.precedence.cases", 2_500);
+  static final int CASES = Integer.getInteger("quiver.precedence.cases", 2_000);
 
   @TempDir
   static Path dir;

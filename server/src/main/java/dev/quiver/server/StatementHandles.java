@@ -144,24 +144,30 @@ final class StatementHandles {
       long execution = in.readLong();
       String owner = in.readUTF();
       if (!owner.equals(user)) throw unknown(ticket);
-      byte[] sql = new byte[in.readInt()];
+      // every count is checked against the bytes left, as if the signature could be forged: no huge allocation
+      byte[] sql = new byte[counted(in.readInt(), in)];
       in.readFully(sql);
       int width = in.readInt();
       List<Object> row = null;
+      if (width != -1) counted(width, in);
       if (width >= 0) {
         row = new ArrayList<>(width);
         for (int c = 0; c < width; c++) row.add(readValue(in));
       }
       dev.quiver.planner.QuerySettings st = new dev.quiver.planner.QuerySettings(in.readBoolean(),
           java.time.ZoneId.of(in.readUTF()), in.readLong(), in.readInt(), in.readBoolean(), in.readBoolean());
-      int n = in.readInt();
+      int n = counted(in.readInt(), in);
       List<dev.quiver.planner.Fragments.FilePart> parts = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         dev.quiver.scan.table.DataFile file = new dev.quiver.scan.table.DataFile(new org.apache.hadoop.fs.Path(in.readUTF()),
             in.readLong(), in.readLong(), in.readUTF(), java.util.Map.of());
-        int g = in.readInt();
+        int g = counted(in.readInt(), in);
         List<Integer> groups = new ArrayList<>(g);
-        for (int j = 0; j < g; j++) groups.add(in.readInt());
+        for (int j = 0; j < g; j++) {
+          int index = in.readInt();
+          if (index < 0) throw new IOException("row group " + index);
+          groups.add(index);
+        }
         parts.add(new dev.quiver.planner.Fragments.FilePart(file, groups));
       }
       return new Fragment(execution, owner, new String(sql, java.nio.charset.StandardCharsets.UTF_8), row, st, parts);
@@ -169,6 +175,12 @@ final class StatementHandles {
       if (e instanceof org.apache.arrow.flight.FlightRuntimeException f) throw f;
       throw unknown(ticket);
     }
+  }
+
+  /** {@code n}, a count of items still to read: at least 0 and at most the bytes left. */
+  private static int counted(int n, DataInputStream in) throws IOException {
+    if (n < 0 || n > in.available()) throw new IOException("a count of " + n + " with " + in.available() + " bytes left");
+    return n;
   }
 
   byte[] encode(Statement s) {

@@ -89,6 +89,13 @@ public final class ParquetScan implements AutoCloseable {
   private final Catalog catalog;
   /** Run by each row-group task on the batches it reads (null: none). */
   private BatchPipeline.Factory pipeline;
+  /**
+   * The query's stop condition: throws (a cancel, a statement timeout) once the scan should stop. Run while
+   * {@link #next()} waits for a row group, every {@value #STOP_POLL_MS} ms, and by each row-group task between
+   * its batches, so that neither the caller nor the shared scan pool keeps working for a query that has ended.
+   */
+  private volatile Runnable stopCheck = () -> { };
+  static final long STOP_POLL_MS = 20;
 
   /** Only these row groups (by file path) are read; null: all (see {@link #withRowGroups}). */
   private java.util.Map<org.apache.hadoop.fs.Path, Set<Integer>> only;
@@ -173,6 +180,11 @@ public final class ParquetScan implements AutoCloseable {
    * Runs a {@link BatchPipeline} from {@code factory} in every row-group task, on the scan's threads: the scan then
    * hands out what the pipelines emit instead of the batches read. Set before the first {@link #next()}.
    */
+  public ParquetScan withStopCheck(Runnable check) {
+    this.stopCheck = check == null ? () -> { } : check;
+    return this;
+  }
+
   public ParquetScan withPipeline(BatchPipeline.Factory factory) {
     this.pipeline = factory;
     return this;
@@ -242,7 +254,15 @@ public final class ParquetScan implements AutoCloseable {
       if (inFlight.isEmpty()) return null;
       Future<List<VectorSchemaRoot>> f = inFlight.peek().future();
       try {
-        List<VectorSchemaRoot> batches = f.get();
+        List<VectorSchemaRoot> batches;
+        while (true) {
+          try {
+            batches = f.get(STOP_POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            break;
+          } catch (java.util.concurrent.TimeoutException waiting) {
+            stopCheck.run(); // throws once the query should stop; close() then stops the tasks
+          }
+        }
         inFlight.poll();
         ready.addAll(batches);
       } catch (InterruptedException e) {
@@ -267,6 +287,16 @@ public final class ParquetScan implements AutoCloseable {
   private void plan() {
     todo = new ArrayDeque<>();
     int ordinal = 0;
+    if (only != null) {
+      Set<org.apache.hadoop.fs.Path> files = new HashSet<>();
+      for (DataFile f : table.files()) files.add(f.path());
+      for (org.apache.hadoop.fs.Path p : only.keySet()) {
+        if (!files.contains(p)) {
+          throw new QuiverException(ErrorCode.INVALID_QUERY, "the endpoint reads " + p.getName() + ", which is not a file of "
+              + "table " + table.name());
+        }
+      }
+    }
     for (DataFile f : table.files()) {
       Set<Integer> onlyHere = only == null ? null : only.get(f.path());
       if (only != null && onlyHere == null) continue;
@@ -283,6 +313,14 @@ public final class ParquetScan implements AutoCloseable {
       ParquetFilterConverter.Result r = convert(predicate, table, f, footer);
       RowGroupPruner pruner = r instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
       List<BlockMetaData> blocks = footer.getBlocks();
+      if (onlyHere != null) {
+        for (int g : onlyHere) {
+          if (g < 0 || g >= blocks.size()) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "the endpoint reads row group " + g + " of "
+                + f.path().getName() + ", which has " + blocks.size() + " row groups");
+          }
+        }
+      }
       List<String> statsColumns = metrics.recordsRowGroups() ? statsColumns(fileSchema) : List.of();
       for (int i = 0; i < blocks.size(); i++) {
         if (onlyHere != null && !onlyHere.contains(i)) continue;
@@ -494,6 +532,7 @@ public final class ParquetScan implements AutoCloseable {
       long left = rows;
       while (left > 0) {
         if (closed) break;
+        stopCheck.run();
         int n = (int) Math.min(batchRows, left);
         VectorSchemaRoot b = late ? readBatchLate(columnReaders, decoders, n) : readBatch(columnReaders, decoders, n);
         if (b != null) {

@@ -230,4 +230,36 @@ class ParquetScanTest {
     assertThat(scan(c, "p", List.of("k"), new ScanPredicate.Const(true), extraIsNull, new ScanMetrics()))
         .filteredOn(r -> r[0].equals("2")).hasSize(50);
   }
+
+  @Test
+  void aFragmentNamingARowGroupOrFileTheTableLacksFails() {
+    // fragments are read from tickets, which a holder of the shared secret can forge: row group 999 or -1 read 0 rows
+    ParquetTable t = catalog.table("t");
+    org.apache.hadoop.fs.Path file = t.files().get(0).path();
+    for (int g : new int[] {999, -1, 10}) {
+      try (ParquetScan scan = new ParquetScan(catalog, t, List.of("id"), new ScanPredicate.Const(true), allocator,
+          new ScanMetrics(), 256).withRowGroups(java.util.Map.of(file, java.util.Set.of(0, g)))) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(scan::next)
+            .isInstanceOf(dev.quiver.common.QuiverException.class)
+            .hasMessage("the endpoint reads row group " + g + " of t.parquet, which has 10 row groups");
+      }
+    }
+    try (ParquetScan scan = new ParquetScan(catalog, t, List.of("id"), new ScanPredicate.Const(true), allocator,
+        new ScanMetrics(), 256).withRowGroups(java.util.Map.of(new org.apache.hadoop.fs.Path(file.getParent(), "other.parquet"),
+            java.util.Set.of(0)))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(scan::next)
+          .hasMessage("the endpoint reads other.parquet, which is not a file of table t");
+    }
+    // the row groups it has are read
+    try (ParquetScan scan = new ParquetScan(catalog, t, List.of("id"), new ScanPredicate.Const(true), allocator,
+        new ScanMetrics(), 256).withRowGroups(java.util.Map.of(file, java.util.Set.of(9)))) {
+      long rows = 0;
+      VectorSchemaRoot b;
+      while ((b = scan.next()) != null) {
+        rows += b.getRowCount();
+        b.close();
+      }
+      assertThat(rows).isEqualTo(GROUP);
+    }
+  }
 }

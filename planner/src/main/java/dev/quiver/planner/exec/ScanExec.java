@@ -39,7 +39,7 @@ public final class ScanExec extends Operator {
     this.pipeline = pipeline;
     ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
     this.scan = plan.table().open(new TableSource.ScanSpec(plan.columns(), p, filter, batchRows, pruning, options,
-        pipeline), allocator, metrics);
+        pipeline, cancellation::check), allocator, metrics);
   }
 
   /** With a pipeline: the rows the scan read into it (what leaves the scan's tasks is the pipeline's). */

@@ -204,10 +204,13 @@ public final class Kernels {
     }
   }
 
-  /** The constant items of a string IN list, as bytes, read from the items' values on the first batch. */
+  /**
+   * The constant items of a string IN list, as a {@link BytesHashSet} of their bytes, read from the items' values on
+   * the first batch.
+   */
   static final class BytesItems {
     /** The non-NULL items' bytes, and whether an item is NULL. */
-    record Read(byte[][] bytes, boolean anyNull) {}
+    record Read(BytesHashSet set, boolean anyNull) {}
 
     private final List<PhysicalExpr> items;
     private volatile Read read;
@@ -229,7 +232,7 @@ public final class Kernels {
               else k.add(v.getBytes(0));
             }
           }
-          read = new Read(k.toArray(new byte[0][]), anyNull);
+          read = new Read(new BytesHashSet(k.toArray(new byte[0][])), anyNull);
         }
         return read;
       }
@@ -238,8 +241,8 @@ public final class Kernels {
 
   /**
    * {@code value [NOT] IN (constant strings)}, three-valued as {@link #in(VectorSchemaRoot, BufferAllocator, Family,
-   * PhysicalExpr, List, boolean)}: over a variable-width vector each row's bytes are compared in place (offsets,
-   * then length, then bytes) with the items'; other inputs take the general path.
+   * PhysicalExpr, List, boolean)}: over a variable-width vector each row's bytes are hashed in place and probed in
+   * the items' {@link BytesHashSet}; other inputs take the general path.
    */
   static ColumnValues inBytes(VectorSchemaRoot batch, BufferAllocator alloc, PhysicalExpr value, BytesItems set,
       boolean negated) {
@@ -249,7 +252,7 @@ public final class Kernels {
         return in(batch, alloc, Family.BYTES, value, set.items, negated);
       }
       BytesItems.Read read = set.read(batch, alloc);
-      byte[][] items = read.bytes();
+      BytesHashSet items = read.set();
       boolean anyNull = read.anyNull();
       long offsets = vw.getOffsetBuffer().memoryAddress();
       long data = vw.getDataBuffer().memoryAddress();
@@ -258,26 +261,11 @@ public final class Kernels {
         if (v.isNull(i)) continue;
         int start = org.apache.arrow.memory.util.MemoryUtil.getInt(offsets + 4L * i);
         int len = org.apache.arrow.memory.util.MemoryUtil.getInt(offsets + 4L * (i + 1)) - start;
-        boolean match = false;
-        for (byte[] item : items) {
-          if (item.length == len && equalAt(data + start, item)) {
-            match = true;
-            break;
-          }
-        }
-        if (match) out.set(i, negated ? 0 : 1);
+        if (items.containsAt(data + start, len)) out.set(i, negated ? 0 : 1);
         else if (!anyNull) out.set(i, negated ? 1 : 0);
       }
       return done(out, n);
     }
-  }
-
-  /** Whether the {@code item.length} bytes at {@code address} are {@code item}'s. */
-  private static boolean equalAt(long address, byte[] item) {
-    for (int k = 0; k < item.length; k++) {
-      if (org.apache.arrow.memory.util.MemoryUtil.getByte(address + k) != item[k]) return false;
-    }
-    return true;
   }
 
   /** {@code value [NOT] IN set}: as {@link #in(VectorSchemaRoot, BufferAllocator, Family, PhysicalExpr, List, boolean)}. */

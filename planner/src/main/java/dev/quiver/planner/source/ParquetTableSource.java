@@ -36,6 +36,7 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table,
     ParquetScan scan = new ParquetScan(catalog, table, spec.columns(), spec.predicate(), spec.filter(), allocator,
         metrics, spec.batchRows(), spec.pruning(), spec.options());
     if (spec.pipeline() != null) scan.withPipeline(spec.pipeline());
+    scan.withStopCheck(spec.stopCheck());
     if (rowGroups != null) scan.withRowGroups(rowGroups);
     return new BatchReader() {
       @Override public VectorSchemaRoot next() { return scan.next(); }

@@ -47,9 +47,17 @@ public interface TableSource {
    */
   record ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate,
       dev.quiver.scan.predicate.RowPredicate filter, int batchRows, boolean pruning, dev.quiver.scan.read.ScanOptions options,
-      dev.quiver.scan.read.BatchPipeline.Factory pipeline) {
+      dev.quiver.scan.read.BatchPipeline.Factory pipeline, Runnable stopCheck) {
     public ScanSpec {
       columns = List.copyOf(columns);
+      if (stopCheck == null) stopCheck = () -> { };
+    }
+
+    /** {@code stopCheck}: the query's cancellation, which throws once it should stop; run by the scan's workers too. */
+    public ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate,
+        dev.quiver.scan.predicate.RowPredicate filter, int batchRows, boolean pruning, dev.quiver.scan.read.ScanOptions options,
+        dev.quiver.scan.read.BatchPipeline.Factory pipeline) {
+      this(columns, predicate, filter, batchRows, pruning, options, pipeline, null);
     }
 
     public ScanSpec(List<String> columns, dev.quiver.scan.predicate.ScanPredicate predicate,

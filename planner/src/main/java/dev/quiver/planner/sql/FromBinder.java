@@ -75,6 +75,7 @@ final class FromBinder {
     if (joins == null) return acc;
     for (Join j : joins) {
       if (j.isApply() || j.isSemi() || j.isStraight() || j.isWindowJoin()) throw QuiverException.unsupported("the join " + j);
+      requireCondition(j);
       if (j.getRightItem() instanceof net.sf.jsqlparser.statement.select.LateralSubSelect lateral) {
         acc = lateral(acc, j, lateral, outer);
         continue;
@@ -119,9 +120,6 @@ final class FromBinder {
         ArrowType t = SqlTypes.comparisonCommon(l.type(), r.type());
         if (t == null) throw new QuiverException(ErrorCode.INVALID_QUERY, "USING column " + n + " has different types");
         conds.add(new Expr.Comparison(Expr.CmpOp.EQ, Coercion.coerce(l, t), Coercion.coerce(r, t)));
-      }
-      if (conds.isEmpty() && type != JoinType.INNER && !j.isNatural()) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, type + " JOIN needs an ON or USING condition" + cx.at("JOIN"));
       }
       Expr cond = conds.isEmpty() ? null : Exprs.and(conds);
       // above an outer join, the padded side's columns can be NULL whatever the table says
@@ -567,5 +565,22 @@ final class FromBinder {
           + cx.at(name));
     }
     return table;
+  }
+
+  /**
+   * {@code a JOIN b} needs ON or USING, as in the standard, PostgreSQL and DuckDB: only a comma, CROSS JOIN, NATURAL
+   * JOIN or a LATERAL subquery joins without one. Quiver read a bare JOIN as a cross join, which on two large tables
+   * streams for as long as the client waits.
+   */
+  private void requireCondition(Join j) {
+    boolean on = j.getOnExpressions() != null && !j.getOnExpressions().isEmpty();
+    boolean using = j.getUsingColumns() != null && !j.getUsingColumns().isEmpty();
+    if (on || using || j.isNatural() || j.isCross() || j.isSimple()
+        || j.getRightItem() instanceof net.sf.jsqlparser.statement.select.LateralSubSelect) {
+      return;
+    }
+    String kind = j.isFull() ? "FULL JOIN" : j.isLeft() ? "LEFT JOIN" : j.isRight() ? "RIGHT JOIN" : "JOIN";
+    throw new QuiverException(ErrorCode.INVALID_QUERY, kind + " needs an ON or USING condition (CROSS JOIN joins "
+        + "every row with every row)" + cx.at("JOIN"));
   }
 }
