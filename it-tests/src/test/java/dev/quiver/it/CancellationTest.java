@@ -310,6 +310,25 @@ class CancellationTest {
   }
 
   @Test
+  void jdbcQueryTimeoutStopsALongJoin() throws Exception {
+    // the client's own timeout (setQueryTimeout) must stop the server's work too, not only the client's wait
+    try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
+      st.setQueryTimeout(2);
+      long t0 = System.nanoTime();
+      assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThatThrownBy(() -> {
+        try (ResultSet rs = st.executeQuery(CROSS)) {
+          while (rs.next()) {
+            // drain
+          }
+        }
+      }).isInstanceOf(SQLException.class));
+      long ms = untilIdle(sample::runningQueries, t0);
+      System.out.println("join with a 2 s JDBC query timeout stopped on the server after " + ms + " ms");
+      assertThat(ms).isLessThan(12_000);
+    }
+  }
+
+  @Test
   void statementTimeoutStopsALongJoin() throws Exception {
     try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
       st.execute("SET quiver.statement_timeout_ms = 2000");

@@ -118,6 +118,48 @@ class CommandLineTest {
 
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void slowRequestsNeitherStopTheConsoleNorStayOpen() throws Exception {
+    // 40 connections that send a request line and one header, then nothing: they held all the console's threads
+    // and it answered nobody for as long as they stayed open (checked to 200 s)
+    try (ServerProcess server = new ServerProcess(dir.resolve("slow.log"), "--data", SampleData.ensure().toString(),
+        "--port", "0", "--server-memory", "256m", "--warm-up", "0")) {
+      Matcher m = Pattern.compile("Console: http://127\\.0\\.0\\.1:(\\d+)/").matcher(String.join("\n", server.lines()));
+      assertThat(m.find()).isTrue();
+      int port = Integer.parseInt(m.group(1));
+      List<java.net.Socket> slow = new ArrayList<>();
+      try {
+        for (int i = 0; i < 40; i++) {
+          java.net.Socket s = new java.net.Socket("127.0.0.1", port);
+          s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n").getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+          slow.add(s);
+        }
+        Thread.sleep(500); // the server has read what they sent
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+            .connectTimeout(java.time.Duration.ofSeconds(5)).build();
+        java.net.http.HttpResponse<String> page = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + port + "/")).timeout(java.time.Duration.ofSeconds(5)).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(page.statusCode()).isEqualTo(200);
+        // and each slow connection is closed by the server once its request is overdue (10 s): read ends
+        for (java.net.Socket s : slow) {
+          s.setSoTimeout(60_000); // a SocketTimeoutException here: the server kept it open
+          String answer;
+          try {
+            answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+          } catch (java.net.SocketException reset) {
+            answer = "";
+          }
+          assertThat(answer).as("a slow request's connection is closed, not answered").doesNotContain(" 200 ");
+        }
+      } finally {
+        for (java.net.Socket s : slow) s.close();
+      }
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void theBannerPrintsTheConsolesUrlAndMinusOneTurnsItOff() throws Exception {
     try (ServerProcess on = new ServerProcess(dir.resolve("on.log"), "--data", SampleData.ensure().toString(),
             "--port", "0", "--server-memory", "256m", "--warm-up", "0");
@@ -293,6 +335,33 @@ class CommandLineTest {
 
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void expiredOrNotYetValidCertificatesAreRefusedByTheShellAndWarnedAboutByTheServer() throws Exception {
+    long day = 86_400_000L;
+    long now = System.currentTimeMillis();
+    SelfSignedCertificate expired = SelfSignedCertificate.create(dir, new java.util.Date(now - 30 * day),
+        new java.util.Date(now - day));
+    SelfSignedCertificate early = SelfSignedCertificate.create(dir, new java.util.Date(now + day),
+        new java.util.Date(now + 30 * day));
+    for (SelfSignedCertificate cert : List.of(expired, early)) {
+      try (ServerProcess server = new ServerProcess(dir.resolve("tls-" + System.nanoTime() + ".log"), "--data",
+          SampleData.ensure().toString(), "--port", "0", "--server-memory", "256m", "--warm-up", "0",
+          "--tls-cert", cert.cert().toString(), "--tls-key", cert.key().toString())) {
+        // the server starts (an operator may be renewing it) but says so
+        assertThat(server.lines()).anyMatch(l -> l.startsWith("quiver: warning: the certificate CN=localhost in ")
+            && (l.contains(" expired on ") || l.contains(" is not valid before ")) && l.endsWith("clients will refuse it"));
+        // the shell, given it as --tls-ca (the README's recipe), refuses it as pyarrow and curl do
+        Run shell = run("sql", "--port", String.valueOf(server.port), "--tls", "--tls-ca", cert.cert().toString(),
+            "-e", "SELECT 1 AS one");
+        assertThat(shell.lines()).hasSize(1);
+        assertThat(shell.lines().get(0)).startsWith("quiver sql: the certificate CN=localhost in ")
+            .contains(cert == expired ? " expired on " : " is not valid before ").endsWith("--tls-insecure to skip verification");
+        assertThat(shell.status()).isNotZero();
+      }
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void theShellVerifiesTheServersCertificateUnlessToldNotTo() throws Exception {
     SelfSignedCertificate cert = SelfSignedCertificate.create(dir);
     try (QuiverServer server = QuiverServer.start(ServerConfig.of(SampleData.ensure().toString(), "127.0.0.1", 0)
@@ -307,6 +376,13 @@ class CommandLineTest {
       Run trusted = run("sql", "--port", port, "--tls", "--tls-ca", cert.cert().toString(), "-e", "SELECT 1 AS one");
       assertThat(trusted.lines()).as(String.join("\n", trusted.lines())).contains("| 1   |");
       assertThat(trusted.status()).isZero();
+
+      // without --tls at a TLS port: the connection is dropped without a word; the shell says what to try
+      Run plain = run("sql", "--port", port, "-e", "SELECT 1 AS one");
+      assertThat(plain.lines()).hasSize(1);
+      assertThat(plain.lines().get(0)).startsWith("quiver sql: cannot connect to 127.0.0.1:" + port)
+          .endsWith("(if the server uses TLS, give --tls)");
+      assertThat(plain.status()).isNotZero();
 
       Run insecure = run("sql", "--port", port, "--tls", "--tls-insecure", "-e", "SELECT 1 AS one");
       assertThat(insecure.lines()).as(String.join("\n", insecure.lines())).contains("| 1   |");

@@ -96,6 +96,24 @@ class ErrorsTest {
   }
 
   @Test
+  void invalidUtf8InAStatementIsAClearErrorWithoutClassNames() throws Exception {
+    byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0xC3, (byte) 0x28, '\''}; // 0xC3 0x28: invalid UTF-8
+    org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery cmd =
+        org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery.newBuilder()
+            .setQueryBytes(com.google.protobuf.ByteString.copyFrom(sql)).build();
+    try (org.apache.arrow.flight.FlightClient raw = org.apache.arrow.flight.FlightClient.builder(allocator,
+        org.apache.arrow.flight.Location.forGrpcInsecure("127.0.0.1", server.port())).build()) {
+      assertThatThrownBy(() -> raw.getInfo(org.apache.arrow.flight.FlightDescriptor.command(
+          com.google.protobuf.Any.pack(cmd).toByteArray())))
+          .isInstanceOf(FlightRuntimeException.class)
+          .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT))
+          .satisfies(e -> assertThat(((FlightRuntimeException) e).status().description())
+              .contains("UTF-8").doesNotContainPattern("[a-z]+\\.[a-z]+\\.[A-Z]\\w*(Exception|Error)"));
+    }
+    assertThat(run("SELECT event_id FROM events LIMIT 3")).isEqualTo(3);
+  }
+
+  @Test
   void integerOverflowIsAnErrorNotAWrap() throws Exception {
     assertThatThrownBy(() -> run("SELECT 9223372036854775807 + event_id FROM events WHERE event_id > 0"))
         .isInstanceOf(FlightRuntimeException.class)

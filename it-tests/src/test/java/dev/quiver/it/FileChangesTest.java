@@ -78,6 +78,24 @@ class FileChangesTest {
     }
   }
 
+  /** The data directory deleted under the server: a clear NOT_FOUND without its absolute path; the server serves again once it is back. */
+  @Test
+  void deletedDataDirectoryIsNamedWithoutItsPath() throws Exception {
+    Path data = dir.resolve("data");
+    Files.createDirectories(data);
+    writeLongs(data.resolve("t.parquet"), 0, 1000, 250);
+    try (TestServer server = TestServer.start(data); Connection c = server.jdbc()) {
+      assertThat(TestServer.scalarLong(c, "SELECT count(*) FROM t")).isEqualTo(1000);
+      Path moved = dir.resolve("moved");
+      Files.move(data, moved);
+      assertThatThrownBy(() -> TestServer.scalarLong(c, "SELECT count(*) FROM t"))
+          .hasMessageContaining("the data directory no longer exists")
+          .satisfies(e -> assertThat(String.valueOf(e.getMessage()) + e.getCause()).doesNotContain(dir.toString()));
+      Files.move(moved, data);
+      assertThat(TestServer.scalarLong(c, "SELECT count(*) FROM t")).isEqualTo(1000);
+    }
+  }
+
   /** The worst case of a coarse clock: same path, same size and the same modification time as the old file. */
   @Test
   void replacementWithTheSameSizeAndModificationTimeIsSeen() throws Exception {

@@ -22,19 +22,24 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /** A self-signed certificate for localhost / 127.0.0.1, written as PEM files (key in PKCS#8). */
 record SelfSignedCertificate(Path cert, Path key) {
   static SelfSignedCertificate create(Path dir) throws Exception {
+    long now = System.currentTimeMillis();
+    return create(dir, new Date(now - 60_000), new Date(now + 86_400_000L));
+  }
+
+  /** One valid from {@code notBefore} to {@code notAfter} (expired or not yet valid, for tests of refusals). */
+  static SelfSignedCertificate create(Path dir, Date notBefore, Date notAfter) throws Exception {
     KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
     g.initialize(2048);
     KeyPair kp = g.generateKeyPair();
     X500Name name = new X500Name("CN=localhost");
-    long now = System.currentTimeMillis();
-    JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(now),
-        new Date(now - 60_000), new Date(now + 86_400_000L), name, kp.getPublic());
+    JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(System.nanoTime()),
+        notBefore, notAfter, name, kp.getPublic());
     b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
         new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
     X509Certificate cert = new JcaX509CertificateConverter()
         .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
-    Path certFile = dir.resolve("cert.pem");
-    Path keyFile = dir.resolve("key.pem");
+    Path certFile = Files.createTempFile(dir, "cert", ".pem");
+    Path keyFile = Files.createTempFile(dir, "key", ".pem");
     try (JcaPEMWriter w = new JcaPEMWriter(new FileWriter(certFile.toFile(), StandardCharsets.US_ASCII))) {
       w.writeObject(cert);
     }

@@ -356,4 +356,17 @@ class PrecedenceTest {
     }
     assertThat(failures).as("seed " + (SEED + 1)).isEmpty();
   }
+
+  @Test
+  void signedBoundsRepeatedNotsAndRedundantParenthesesParse() {
+    // each a syntax error before JSqlParser 5.4 (17 parentheses, NOT NOT NOT, a signed BETWEEN bound)
+    long between = rows.stream().filter(r -> r[0] != null && (Integer) r[0] <= 1 && 1 <= -(Integer) r[0] * 2 + 81).count();
+    assertThat(count("SELECT count(*) FROM t WHERE 1 BETWEEN i8 AND - i8 * 2 + 81")).isEqualTo(between);
+    long notB = rows.stream().filter(r -> Boolean.FALSE.equals(r[7])).count();
+    assertThat(count("SELECT count(*) FROM t WHERE NOT NOT NOT b")).isEqualTo(notB);
+    for (int n : new int[] {16, 17, 40, 200}) {
+      assertThat(TestTables.run(engine, root, "SELECT " + "(".repeat(n) + "7" + ")".repeat(n)).get(0).get(0)).isEqualTo(7);
+    }
+  }
+
 }

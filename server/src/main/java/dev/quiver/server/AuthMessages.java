@@ -12,6 +12,7 @@ import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
  * credentials or with an unknown bearer token) a message saying what is missing and what to send.
  */
 final class AuthMessages implements CallHeaderAuthenticator {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AuthMessages.class);
   private final CallHeaderAuthenticator delegate;
 
   AuthMessages(CallHeaderAuthenticator delegate) {
@@ -20,6 +21,13 @@ final class AuthMessages implements CallHeaderAuthenticator {
 
   @Override
   public AuthResult authenticate(CallHeaders headers) {
+    String authorization = headers.get("authorization");
+    if (authorization != null && authorization.regionMatches(true, 0, "Basic ", 0, 6) && !wellFormedBasic(authorization)) {
+      // Arrow's Basic parser logs such a header ("Basic !!!!") as an ERROR with a 20-line stack trace, per request
+      LOG.warn("login failed: malformed Basic credentials");
+      throw CallStatus.UNAUTHENTICATED.withDescription("malformed credentials: 'Authorization: Basic' needs the Base64 of"
+          + " user:password").toRuntimeException();
+    }
     try {
       return delegate.authenticate(headers);
     } catch (FlightRuntimeException e) {
@@ -27,6 +35,16 @@ final class AuthMessages implements CallHeaderAuthenticator {
       if (e.status().code() != FlightStatusCode.UNAUTHENTICATED || description != null && !description.isBlank()) throw e;
       throw CallStatus.UNAUTHENTICATED.withDescription(explain(headers.get("authorization"))).withCause(e)
           .toRuntimeException();
+    }
+  }
+
+  /** Whether {@code Basic <Base64 of user:password>}. */
+  static boolean wellFormedBasic(String authorization) {
+    try {
+      byte[] decoded = java.util.Base64.getDecoder().decode(authorization.substring(6).strip());
+      return new String(decoded, java.nio.charset.StandardCharsets.UTF_8).indexOf(':') >= 0;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 

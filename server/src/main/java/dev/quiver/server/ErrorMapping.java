@@ -34,8 +34,13 @@ public final class ErrorMapping {
       if (q.code() == dev.quiver.common.ErrorCode.CORRUPT_FILE && causedBy(q, java.io.FileNotFoundException.class)) {
         status = CallStatus.NOT_FOUND;
       }
-      if (q.code() == dev.quiver.common.ErrorCode.INTERNAL || q.code() == dev.quiver.common.ErrorCode.CORRUPT_FILE) {
+      if (q.code() == dev.quiver.common.ErrorCode.INTERNAL) {
         LOG.warn("query failed: {}", q.getMessage(), q);
+      } else if (q.code() == dev.quiver.common.ErrorCode.CORRUPT_FILE) {
+        // one line per record (docs/operations.md), every query on a corrupt file: the message and its first cause
+        Throwable root = q;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        LOG.warn("query failed: {}{}", q.getMessage(), root == q ? "" : " (" + oneLine(root.toString()) + ")");
       }
       String message = q.getMessage();
       if (status == CallStatus.RESOURCE_EXHAUSTED) message = serverLimit(t, message);
@@ -188,5 +193,11 @@ public final class ErrorMapping {
       if (c instanceof OutOfMemoryException o) return o;
     }
     return null;
+  }
+
+  /** {@code text} on one line, at most 300 characters. */
+  static String oneLine(String text) {
+    String t = text.replaceAll("\\s*\\R\\s*", " | ");
+    return t.length() > 300 ? t.substring(0, 300) + "…" : t;
   }
 }

@@ -145,6 +145,17 @@ public final class Main {
           + " (generating it on first use, about a minute)...");
       data = SampleData.ensure(dir).toString();
     }
+    if (tlsCert != null) {
+      try { // clients refuse such a certificate with messages of their own: say so where the operator looks
+        for (String problem : CertificateDates.problems(tlsCert, java.time.Instant.now())) {
+          System.err.println("quiver: warning: " + problem + " (--tls-cert): clients will refuse it");
+        }
+      } catch (java.io.IOException e) {
+        System.err.println("quiver: " + e.getMessage() + " (--tls-cert)");
+        System.exit(2);
+        return;
+      }
+    }
     QuiverServer server;
     try {
       server = QuiverServer.start(new ServerConfig(data, host, port, memory, settings, users, tlsCert, tlsKey)

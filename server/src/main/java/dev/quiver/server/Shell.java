@@ -63,6 +63,19 @@ public final class Shell {
       System.err.println("quiver sql: cannot read the CA certificate file " + ca + " (--tls-ca)");
       return 2;
     }
+    if (ca != null && !insecure) {
+      try {
+        List<String> dates = CertificateDates.problems(java.nio.file.Path.of(ca), java.time.Instant.now());
+        if (!dates.isEmpty()) {
+          System.err.println("quiver sql: " + dates.get(0) + " (--tls-ca): renew the certificate, or --tls-insecure to skip"
+              + " verification");
+          return 2;
+        }
+      } catch (java.io.IOException e) {
+        System.err.println("quiver sql: " + e.getMessage() + " (--tls-ca)");
+        return 2;
+      }
+    }
     String url = url(host, port, tls, ca, insecure);
     String problem = probe(url, user, password, host, port, tls);
     if (problem != null) {
@@ -159,6 +172,18 @@ public final class Shell {
         if (t instanceof java.net.UnknownHostException) return where + "unknown host";
       }
       for (Throwable t : chain) {
+        if (t instanceof java.security.cert.CertificateExpiredException
+            || t instanceof java.security.cert.CertPathValidatorException v
+            && v.getReason() == java.security.cert.CertPathValidatorException.BasicReason.EXPIRED) {
+          return where + "the server's certificate has expired (" + t.getMessage() + ")";
+        }
+        if (t instanceof java.security.cert.CertificateNotYetValidException
+            || t instanceof java.security.cert.CertPathValidatorException v
+            && v.getReason() == java.security.cert.CertPathValidatorException.BasicReason.NOT_YET_VALID) {
+          return where + "the server's certificate is not valid yet (" + t.getMessage() + ")";
+        }
+      }
+      for (Throwable t : chain) {
         String m = String.valueOf(t.getMessage());
         if (t instanceof java.security.cert.CertificateException || t instanceof java.security.cert.CertPathValidatorException
             || m.contains("PKIX path") || m.contains("certification path")) {
@@ -174,8 +199,12 @@ public final class Shell {
       }
       String m = e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage() : e.getMessage();
       m = m == null ? e.getClass().getSimpleName() : m.replaceAll("^\\S*FlightRuntimeException: ", "");
-      if (!tls && m.contains("UNAVAILABLE")) m += " (if the server uses TLS, give --tls)";
-      return where + m.lines().findFirst().orElse(m);
+      m = m.lines().findFirst().orElse(m);
+      boolean closed = false;
+      for (Throwable t : chain) closed |= String.valueOf(t.getMessage()).contains("Network closed for unknown reason");
+      // a plaintext client at a TLS port: the server drops the connection without a word
+      if (!tls && (m.contains("UNAVAILABLE") || closed)) m += " (if the server uses TLS, give --tls)";
+      return where + m;
     }
   }
 

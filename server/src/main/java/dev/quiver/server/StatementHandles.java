@@ -79,7 +79,7 @@ final class StatementHandles {
   }
 
 
-  private static final byte FRAGMENT_VERSION = 1;
+  private static final byte FRAGMENT_VERSION = 2;
 
   /**
    * What a fragment ticket says: who ran which SQL with which parameter row (null: none) and settings, and which
@@ -119,15 +119,50 @@ final class StatementHandles {
           for (int g : part.rowGroups()) out.writeInt(g);
         }
       }
-      byte[] body = bytes.toByteArray();
-      byte[] mac = mac(body);
-      byte[] ticket = Arrays.copyOf(body, body.length + MAC_BYTES);
-      System.arraycopy(mac, 0, ticket, body.length, MAC_BYTES);
-      return ticket;
+      return seal(bytes.toByteArray());
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }
+
+  /**
+   * A fragment ticket's body encrypted (AES-GCM under a key derived from the signing key) and signed: a ticket
+   * names files, SQL and settings, and is handed to clients and proxies, which see none of them in clear text.
+   */
+  byte[] seal(byte[] body) {
+    try {
+      byte[] nonce = new byte[12];
+      RANDOM.nextBytes(nonce);
+      javax.crypto.Cipher c = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
+      c.init(javax.crypto.Cipher.ENCRYPT_MODE, ticketKey(), new javax.crypto.spec.GCMParameterSpec(128, nonce));
+      byte[] sealed = c.doFinal(body);
+      byte[] out = Arrays.copyOf(nonce, nonce.length + sealed.length + MAC_BYTES);
+      System.arraycopy(sealed, 0, out, nonce.length, sealed.length);
+      byte[] mac = mac(Arrays.copyOf(out, nonce.length + sealed.length));
+      System.arraycopy(mac, 0, out, nonce.length + sealed.length, MAC_BYTES);
+      return out;
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The body of a {@link #seal sealed} ticket whose signature was checked; null if it does not decrypt. */
+  private byte[] unseal(byte[] signed) {
+    if (signed.length < 12 + 16) return null;
+    try {
+      javax.crypto.Cipher c = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
+      c.init(javax.crypto.Cipher.DECRYPT_MODE, ticketKey(), new javax.crypto.spec.GCMParameterSpec(128, signed, 0, 12));
+      return c.doFinal(signed, 12, signed.length - 12);
+    } catch (java.security.GeneralSecurityException e) {
+      return null;
+    }
+  }
+
+  private javax.crypto.spec.SecretKeySpec ticketKey() {
+    return new javax.crypto.spec.SecretKeySpec(Signing.deriveKey("quiver fragment tickets\n", key), "AES");
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   /** The fragment of {@code ticket}, if it is genuine (signed with this server's key) and belongs to {@code user}. */
   Fragment readFragment(byte[] ticket, String user) {
@@ -139,7 +174,9 @@ final class StatementHandles {
       throw CallStatus.NOT_FOUND.withDescription("unknown endpoint ticket " + shown + "…: not signed by this server's"
           + " key (replicas must share --token-secret-file); run the query again").toRuntimeException();
     }
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body))) {
+    byte[] plain = unseal(body);
+    if (plain == null) throw unknown(ticket);
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(plain))) {
       if (in.readByte() != FRAGMENT_VERSION) throw unknown(ticket);
       long execution = in.readLong();
       String owner = in.readUTF();

@@ -26,7 +26,7 @@ class FragmentTicketTest {
       int rowGroup) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(1);
+      out.writeByte(2);
       out.writeLong(42);
       out.writeUTF("alice");
       byte[] sql = "SELECT 1".getBytes(StandardCharsets.UTF_8);
@@ -51,10 +51,9 @@ class FragmentTicketTest {
   }
 
   private static byte[] signed(byte[] body) {
-    byte[] mac = Signing.hmac(Signing.deriveKey("", SECRET), body);
-    byte[] ticket = Arrays.copyOf(body, body.length + mac.length);
-    System.arraycopy(mac, 0, ticket, body.length, mac.length);
-    return ticket;
+    StatementHandles replica = new StatementHandles(); // another replica with the same secret seals it
+    replica.useSecret(SECRET);
+    return replica.seal(body);
   }
 
   @Test
@@ -65,6 +64,15 @@ class FragmentTicketTest {
     assertThat(ok.settings().batchRows()).isEqualTo(1024);
     assertThat(ok.parts()).hasSize(1);
     assertThat(ok.parts().get(0).rowGroups()).containsExactly(3);
+    // the ticket shows neither the SQL nor the file's path
+    String shown = new String(signed(body(-1, "UTC", 0, 1024, 1, 1, 3)), StandardCharsets.ISO_8859_1);
+    assertThat(shown).doesNotContain("SELECT 1").doesNotContain("/data/t.parquet").doesNotContain("alice");
+    // signed but not sealed (the old format): unknown
+    byte[] plain = body(-1, "UTC", 0, 1024, 1, 1, 3);
+    byte[] mac = Signing.hmac(Signing.deriveKey("", SECRET), plain);
+    byte[] unsealed = Arrays.copyOf(plain, plain.length + mac.length);
+    System.arraycopy(mac, 0, unsealed, plain.length, mac.length);
+    assertThatThrownBy(() -> handles.readFragment(unsealed, "alice")).isInstanceOf(FlightRuntimeException.class);
     List<byte[]> forged = List.of(
         body(-1, "UTC", 0, 0, 1, 1, 3), // batches of 0 rows: the scan's tasks looped forever
         body(-1, "UTC", 0, -5, 1, 1, 3),

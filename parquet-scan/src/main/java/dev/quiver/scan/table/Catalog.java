@@ -213,9 +213,14 @@ public final class Catalog {
         }
       }
     } catch (java.io.FileNotFoundException e) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "data directory " + d.location + " does not exist", e);
+      // clients are told without the directory's path (docs/operations.md: no absolute path in messages); the log has it
+      LOG.warn("data directory {} no longer exists", d.location);
+      throw new QuiverException(ErrorCode.NOT_FOUND, "the data directory no longer exists (deleted or moved since the "
+          + "server started)", e);
     } catch (IOException e) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list data directory " + d.location + ": " + e.getMessage(), e);
+      LOG.warn("cannot list data directory {}: {}", d.location, e.toString());
+      throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list the data directory (" + e.getClass().getSimpleName()
+          + "; the server's log has the details)", e);
     }
     d.last.keySet().retainAll(entries.keySet()); // forget tables that are gone
     return Collections.unmodifiableMap(entries);
@@ -241,8 +246,9 @@ public final class Catalog {
       } catch (java.io.FileNotFoundException e) {
         files.clear(); // deleted since the top level was listed: no table
       } catch (IOException e) {
-        throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list table " + entry.name() + " in " + d.location + ": "
-            + e.getMessage(), e);
+        LOG.warn("cannot list table {} in {}: {}", entry.name(), d.location, e.toString());
+        throw new QuiverException(ErrorCode.NOT_FOUND, "cannot list table " + entry.name() + " ("
+            + e.getClass().getSimpleName() + "; the server's log has the details)", e);
       }
       if (files.isEmpty()) return new Resolved(List.of(), null, null);
       Resolved last = d.last.get(key);

@@ -89,6 +89,7 @@ public final class SqlParser {
       throw new QuiverException(ErrorCode.SYNTAX_ERROR, "syntax error: the statement could not be parsed", e);
     }
     SqlText.restoreInLists(statement, prepared.inLists());
+    SqlText.dateUnitsAsColumns(statement, prepared.tokens());
     return statement;
   }
 
@@ -159,6 +160,16 @@ public final class SqlParser {
       String near = bad.image == null || bad.image.isEmpty() ? "end of input" : "'" + SqlPositions.snippet(bad.image) + "'";
       return new QuiverException(ErrorCode.SYNTAX_ERROR,
           "syntax error at " + where(sql, prepared, bad.beginLine, bad.beginColumn) + ": unexpected " + near, e);
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      // JSqlParser reads a type's length with Integer.valueOf: VARCHAR(2147483648) failed as "For input string"
+      java.util.regex.Matcher number = java.util.regex.Pattern.compile("For input string: \"([^\"]{1,40})\"")
+          .matcher(String.valueOf(t.getMessage()));
+      if (t instanceof NumberFormatException && number.find()) {
+        int at = sql.indexOf(number.group(1));
+        return new QuiverException(ErrorCode.SYNTAX_ERROR, "syntax error at " + SqlPositions.at(sql, Math.max(0, at))
+            + ": the number " + number.group(1) + " is out of range here", e);
+      }
     }
     String msg = String.valueOf(cause != null ? cause.getMessage() : e.getMessage());
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("line (\\d+), column (\\d+)").matcher(msg);

@@ -263,6 +263,80 @@ final class SqlText {
     if (restored < lists.size()) throw new IllegalStateException("IN list placeholders not found in the parsed statement");
   }
 
+  /** The words JSqlParser 5.4 reads as a {@code DateUnitExpression} where a column could stand. */
+  private static final Set<String> DATE_UNITS = Set.of("CENTURY", "DECADE", "YEAR", "QUARTER", "MONTH", "WEEK", "DAY",
+      "HOUR", "MINUTE", "SECOND", "MILLENNIUM", "MILLISECOND", "MICROSECOND", "NANOSECOND", "EPOCH", "DOW", "DOY");
+
+  /**
+   * JSqlParser 5.4 parses a bare {@code year}, {@code month}, {@code day} … as a date unit, not a column, so {@code
+   * WHERE year = 2024} over a Hive partition column {@code year} failed as "the expression 'YEAR' is not supported":
+   * every such node where an expression stands becomes the column it names (lower case, as an unquoted name
+   * reads). EXTRACT and INTERVAL keep their units (JSqlParser holds those as text). Walks the tree only when the
+   * statement has such a word.
+   */
+  static void dateUnitsAsColumns(Object root, List<Token> tokens) {
+    boolean any = false;
+    for (Token t : tokens) {
+      if (t.kind() == Kind.WORD && DATE_UNITS.contains(t.text().toUpperCase(java.util.Locale.ROOT))) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return;
+    java.util.IdentityHashMap<Object, Boolean> seen = new java.util.IdentityHashMap<>();
+    java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
+    todo.push(root);
+    while (!todo.isEmpty()) {
+      Object o = todo.pop();
+      if (o == null || seen.put(o, Boolean.TRUE) != null) continue;
+      if (o instanceof List<?> list) {
+        @SuppressWarnings("unchecked")
+        List<Object> l = (List<Object>) list;
+        for (int i = 0; i < l.size(); i++) {
+          Object x = l.get(i);
+          if (x instanceof net.sf.jsqlparser.expression.DateUnitExpression u) {
+            try {
+              l.set(i, asColumn(u));
+            } catch (UnsupportedOperationException immutable) {
+              // a list the parser made unmodifiable: left as it is
+            }
+          } else if (isNode(x)) {
+            todo.push(x);
+          }
+        }
+        continue;
+      }
+      if (o instanceof Iterable<?> it) {
+        for (Object x : it) if (isNode(x)) todo.push(x);
+      }
+      if (o instanceof java.util.Map<?, ?> m) {
+        for (Object x : m.values()) if (isNode(x)) todo.push(x);
+      }
+      if (!o.getClass().getName().startsWith("net.sf.jsqlparser.")) continue;
+      for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+        for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+          if (java.lang.reflect.Modifier.isStatic(f.getModifiers()) || f.getType().isPrimitive()) continue;
+          try {
+            f.setAccessible(true);
+            Object v = f.get(o);
+            if (v instanceof net.sf.jsqlparser.expression.DateUnitExpression u
+                && f.getType().isAssignableFrom(net.sf.jsqlparser.schema.Column.class)) {
+              f.set(o, asColumn(u));
+            } else if (isNode(v)) {
+              todo.push(v);
+            }
+          } catch (ReflectiveOperationException | RuntimeException e) {
+            // not a part of the tree we can read
+          }
+        }
+      }
+    }
+  }
+
+  private static net.sf.jsqlparser.schema.Column asColumn(net.sf.jsqlparser.expression.DateUnitExpression u) {
+    return new net.sf.jsqlparser.schema.Column(u.toString().toLowerCase(java.util.Locale.ROOT));
+  }
+
   /** Whether {@code v} may hold parts of a parsed statement (not parser state, tokens or strings). */
   private static boolean isNode(Object v) {
     if (v == null) return false;

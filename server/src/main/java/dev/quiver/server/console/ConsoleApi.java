@@ -85,10 +85,22 @@ final class ConsoleApi implements HttpHandler {
     }
   }
 
+  /** Requests one client address may have in progress at once. */
+  static final int PER_CLIENT = 16;
+  private final java.util.concurrent.ConcurrentHashMap<java.net.InetAddress, java.util.concurrent.atomic.AtomicInteger>
+      perClient = new java.util.concurrent.ConcurrentHashMap<>();
+
   @Override
   public void handle(HttpExchange x) throws IOException {
+    java.net.InetAddress client = x.getRemoteAddress() == null ? null : x.getRemoteAddress().getAddress();
+    java.util.concurrent.atomic.AtomicInteger mine = client == null ? new java.util.concurrent.atomic.AtomicInteger()
+        : perClient.computeIfAbsent(client, k -> new java.util.concurrent.atomic.AtomicInteger());
+    int now = mine.incrementAndGet();
     try (x) {
       try {
+        if (now > PER_CLIENT) {
+          throw new HttpError(429, "RESOURCE_EXHAUSTED", "more than " + PER_CLIENT + " requests at once from one address");
+        }
         route(x);
       } catch (HttpError e) {
         sendError(x, e.http, e.status, null, e.getMessage());
@@ -100,6 +112,8 @@ final class ConsoleApi implements HttpHandler {
       }
     } catch (IOException e) { // the client went away
       LOG.debug("console: {}", e.toString());
+    } finally {
+      if (mine.decrementAndGet() == 0 && client != null) perClient.remove(client, mine);
     }
   }
 

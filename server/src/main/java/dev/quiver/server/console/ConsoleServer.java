@@ -26,10 +26,31 @@ import javax.net.ssl.SSLContext;
  * {@link SSLContext} ({@link PemTls}). Requests run on a bounded pool of {@link #THREADS} threads (the JDK
  * server's default would be its single dispatcher thread); at most {@link #QUERY_THREADS} of them run queries
  * at once, so that a cancel, the page and the tables list are still answered while queries run.
+ *
+ * <p>Slow requests: the JDK server reads a request's headers on a pool thread, blocking, so connections that send
+ * half a request and then nothing held all 16 threads and the console answered nobody for as long as they stayed
+ * open. Now a request must arrive whole within {@link #REQUEST_SECONDS} s (the JDK server's {@code
+ * sun.net.httpserver.maxReqTime}, checked every second; a connection over it is closed, which frees its thread),
+ * the pool has {@link #THREADS} threads, so that dozens of such connections leave threads for everyone else until
+ * they are dropped, and one client address may have at most {@link ConsoleApi#PER_CLIENT} requests in progress
+ * (429 beyond). These JDK properties are JVM-wide and read once, when the first JDK HTTP server is made; a value
+ * given with {@code -D} is kept.
  */
 public final class ConsoleServer implements AutoCloseable {
-  /** Threads answering requests. */
-  static final int THREADS = 16;
+  /** Seconds a request (its line, headers and body) may take to arrive. */
+  static final int REQUEST_SECONDS = 10;
+
+  static {
+    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+      System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS));
+    }
+    if (System.getProperty("sun.net.httpserver.timerMillis") == null) {
+      System.setProperty("sun.net.httpserver.timerMillis", "1000");
+    }
+  }
+
+  /** Threads answering requests (and, as the JDK server works, reading their headers). */
+  static final int THREADS = 64;
   /** Of those, how many may run a query (or wait for its user's turn) at once; more are refused with 429. */
   static final int QUERY_THREADS = 12;
 
