@@ -329,6 +329,26 @@ class CancellationTest {
   }
 
   @Test
+  void aFlightCallDeadlineStopsALongJoin() throws Exception {
+    try (BufferAllocator a = new RootAllocator(); FlightSqlClient c = sample.flightSql(a)) {
+      FlightInfo info = c.execute(CROSS);
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> {
+        try (FlightStream s = c.getStream(info.getEndpoints().get(0).getTicket(),
+            org.apache.arrow.flight.CallOptions.timeout(2, java.util.concurrent.TimeUnit.SECONDS))) {
+          while (s.next()) {
+            // drain
+          }
+        }
+      }).isInstanceOf(FlightRuntimeException.class)
+          .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.TIMED_OUT));
+      long ms = untilIdle(sample::runningQueries, t0);
+      System.out.println("join with a 2 s call deadline stopped on the server after " + ms + " ms");
+      assertThat(ms).isLessThan(12_000);
+    }
+  }
+
+  @Test
   void statementTimeoutStopsALongJoin() throws Exception {
     try (Connection c = sample.jdbc(); Statement st = c.createStatement()) {
       st.execute("SET quiver.statement_timeout_ms = 2000");

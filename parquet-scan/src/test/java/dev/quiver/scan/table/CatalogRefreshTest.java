@@ -102,7 +102,7 @@ class CatalogRefreshTest {
     Catalog unlisted = open.refresh();
     QuiverException e = catchThrowableOfType(() -> unlisted.table("t"), QuiverException.class);
     assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND);
-    assertThat(e.getMessage()).contains("does not exist");
+    assertThat(e.getMessage()).contains("the data directory no longer exists").doesNotContain(data.toString());
   }
 
   @Test
