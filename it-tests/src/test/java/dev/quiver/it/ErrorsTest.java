@@ -97,14 +97,17 @@ class ErrorsTest {
 
   @Test
   void invalidUtf8InAStatementIsAClearErrorWithoutClassNames() throws Exception {
-    byte[] sql = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0xC3, (byte) 0x28, '\''}; // 0xC3 0x28: invalid UTF-8
+    // protobuf's builder refuses invalid UTF-8: write a valid command, then put 0xC3 0x28 (invalid) over "QZ"
     org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery cmd =
-        org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery.newBuilder()
-            .setQueryBytes(com.google.protobuf.ByteString.copyFrom(sql)).build();
+        org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery.newBuilder().setQuery("SELECT 'QZ'").build();
+    byte[] wire = com.google.protobuf.Any.pack(cmd).toByteArray();
+    String latin = new String(wire, java.nio.charset.StandardCharsets.ISO_8859_1);
+    int at = latin.indexOf("QZ");
+    wire[at] = (byte) 0xC3;
+    wire[at + 1] = (byte) 0x28;
     try (org.apache.arrow.flight.FlightClient raw = org.apache.arrow.flight.FlightClient.builder(allocator,
         org.apache.arrow.flight.Location.forGrpcInsecure("127.0.0.1", server.port())).build()) {
-      assertThatThrownBy(() -> raw.getInfo(org.apache.arrow.flight.FlightDescriptor.command(
-          com.google.protobuf.Any.pack(cmd).toByteArray())))
+      assertThatThrownBy(() -> raw.getInfo(org.apache.arrow.flight.FlightDescriptor.command(wire)))
           .isInstanceOf(FlightRuntimeException.class)
           .satisfies(e -> assertThat(((FlightRuntimeException) e).status().code()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT))
           .satisfies(e -> assertThat(((FlightRuntimeException) e).status().description())

@@ -248,20 +248,46 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     requireCommand(descriptor);
-    return super.getFlightInfo(context, descriptor);
+    try {
+      return super.getFlightInfo(context, descriptor);
+    } catch (org.apache.arrow.flight.FlightRuntimeException e) {
+      throw withoutClassNames(e);
+    }
   }
 
   @Override
   public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
     requireCommand(descriptor);
-    return super.getSchema(context, descriptor);
+    try {
+      return super.getSchema(context, descriptor);
+    } catch (org.apache.arrow.flight.FlightRuntimeException e) {
+      throw withoutClassNames(e);
+    }
   }
 
   @Override
   public Runnable acceptPut(CallContext context, org.apache.arrow.flight.FlightStream flightStream,
       StreamListener<org.apache.arrow.flight.PutResult> ackStream) {
     requireCommand(flightStream.getDescriptor());
-    return super.acceptPut(context, flightStream, ackStream);
+    try {
+      return super.acceptPut(context, flightStream, ackStream);
+    } catch (org.apache.arrow.flight.FlightRuntimeException e) {
+      throw withoutClassNames(e);
+    }
+  }
+
+  /**
+   * Arrow's "Provided message cannot be unpacked as org.apache…FlightSql$CommandStatementQuery:
+   * com.google.protobuf.InvalidProtocolBufferException: Protocol message had invalid UTF-8." (a statement with
+   * invalid UTF-8, or a command of the wrong shape) as a message for a person: what was wrong, no class names.
+   */
+  static org.apache.arrow.flight.FlightRuntimeException withoutClassNames(org.apache.arrow.flight.FlightRuntimeException e) {
+    String d = e.status().description();
+    if (d == null || !d.startsWith("Provided message cannot be unpacked")) return e;
+    String reason = d.substring(d.lastIndexOf(": ") + 2).strip();
+    if (reason.matches(".*\\b[a-z]+\\.[a-z]+\\..*")) reason = "not the message the Flight SQL protocol defines";
+    return CallStatus.INVALID_ARGUMENT.withDescription("malformed request: " + (reason.contains("UTF-8")
+        ? "the statement is not valid UTF-8 (" + reason + ")" : reason)).withCause(e).toRuntimeException();
   }
 
   private static void requireCommand(FlightDescriptor descriptor) {
@@ -280,7 +306,11 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
       listener.error(error(e));
       return;
     }
-    super.getStream(context, ticket, listener);
+    try {
+      super.getStream(context, ticket, listener);
+    } catch (org.apache.arrow.flight.FlightRuntimeException e) {
+      listener.error(withoutClassNames(e));
+    }
   }
 
   // ---- sessions -------------------------------------------------------------------------------

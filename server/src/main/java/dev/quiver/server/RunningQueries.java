@@ -73,6 +73,13 @@ final class RunningQueries {
     });
   }
 
+  /** Flags every run of the prepared statement {@code statementHandle} (of any of its tickets), now. */
+  void cancelStatement(ByteString statementHandle) {
+    running.forEach((key, runs) -> {
+      if (statementHandle(key).equals(statementHandle)) runs.forEach(flag -> flag.set(true));
+    });
+  }
+
   /**
    * Flags the runs registered under {@code key} now (nothing is remembered for later runs); false if none is.
    * The web console cancels by its client-chosen query id, which a later run may reuse.

@@ -185,7 +185,11 @@ final class StatementExecution {
   public void closePreparedStatement(ActionClosePreparedStatementRequest request, CallContext context,
       StreamListener<Result> listener) {
     // handles are self-describing: nothing to free, only to refuse from now on; closing twice is fine
-    handles.close(request.getPreparedStatementHandle().toByteArray(), user(context));
+    if (handles.close(request.getPreparedStatementHandle().toByteArray(), user(context))) {
+      // and its runs stop: the JDBC driver, when its query timeout fires, stops reading but leaves the stream open
+      // until the statement is closed, so the server would work on for nobody
+      running.cancelStatement(request.getPreparedStatementHandle());
+    }
     listener.onCompleted();
   }
 

@@ -49,21 +49,25 @@ final class StatementHandles {
     return ids.incrementAndGet();
   }
 
-  /** Marks the prepared statement of {@code handle} closed; a handle that is not genuine has nothing to close. */
-  void close(byte[] handle, String user) {
+  /**
+   * Marks the prepared statement of {@code handle} closed; a handle that is not genuine has nothing to close. True
+   * when this closed a prepared statement of {@code user} (its handle is then unique to it: it has an id).
+   */
+  boolean close(byte[] handle, String user) {
     Statement s;
     try {
       s = read(handle, user);
     } catch (RuntimeException notOurs) {
-      return;
+      return false;
     }
-    if (s.id() == 0 || !closed.add(s.id())) return;
+    if (s.id() == 0 || !closed.add(s.id())) return false;
     long now = System.nanoTime();
     closedOrder.add(new long[] {s.id(), now});
     long[] oldest;
     while ((oldest = closedOrder.peek()) != null && (closedOrder.size() > MAX_CLOSED || now - oldest[1] > CLOSED_NANOS)) {
       if (closedOrder.remove(oldest)) closed.remove(oldest[0]);
     }
+    return true;
   }
 
   StatementHandles() {

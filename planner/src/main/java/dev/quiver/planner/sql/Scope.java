@@ -102,8 +102,7 @@ public final class Scope {
   }
 
   Expr.ColumnRef resolve(String qualifier, String name, String sql) {
-    String q = qualifier == null ? null : ExprBinder.unquote(qualifier);
-    if (q != null && q.contains(".")) q = q.substring(q.lastIndexOf('.') + 1);
+    String q = qualifier == null ? null : ExprBinder.unquote(lastPart(qualifier));
     for (Scope s = this; s != null; s = s.outer) {
       Column found = s.find(q, name, sql);
       if (found != null) {
@@ -122,6 +121,16 @@ public final class Scope {
     String where = entries.size() == 1 ? " in table " + entries.get(0).table() : "";
     throw new QuiverException(ErrorCode.NOT_FOUND, "column " + SqlPositions.snippet((q == null ? "" : q + ".") + name) + " does not exist"
         + where + SqlPositions.suffix(sql, name));
+  }
+
+  /** The last name of a qualified name ({@code main.t}: {@code t}); a quoted name is one name, dots and all. */
+  static String lastPart(String qualified) {
+    int end = qualified.length();
+    if (end >= 2 && (qualified.charAt(end - 1) == '"' || qualified.charAt(end - 1) == '`')) {
+      int open = qualified.lastIndexOf(qualified.charAt(end - 1), end - 2);
+      return open < 0 ? qualified : qualified.substring(open);
+    }
+    return qualified.substring(qualified.lastIndexOf('.') + 1);
   }
 
   private boolean hasQualifier(String q) {

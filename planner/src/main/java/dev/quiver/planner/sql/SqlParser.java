@@ -90,6 +90,7 @@ public final class SqlParser {
     }
     SqlText.restoreInLists(statement, prepared.inLists());
     SqlText.dateUnitsAsColumns(statement, prepared.tokens());
+    SqlText.restoreDots(statement, prepared.tokens());
     return statement;
   }
 

@@ -81,6 +81,10 @@ final class SqlText {
     int end = statementEnd(sql, tokens, out);
     if (end < tokens.size()) tokens = tokens.subList(0, end);
     collapseSigns(tokens, out);
+    for (Token t : tokens) {
+      if (t.kind() != Kind.QUOTED) continue;
+      for (int i = t.start() + 1; i < t.end() - 1; i++) if (out[i] == '.') out[i] = DOT_STAND_IN;
+    }
     List<List<Expression>> lists = new ArrayList<>();
     List<int[]> regions = new ArrayList<>();
     if (!sql.contains(PLACEHOLDER)) extractInLists(tokens, out, lists, regions);
@@ -283,6 +287,16 @@ final class SqlText {
       }
     }
     if (!any) return;
+    replaceInTree(root, (v, type) -> v instanceof net.sf.jsqlparser.expression.DateUnitExpression u
+        && type.isAssignableFrom(net.sf.jsqlparser.schema.Column.class) ? asColumn(u) : v);
+  }
+
+  /**
+   * Replaces values in a parsed tree, without recursion: each field of JSqlParser's nodes, and each element of the
+   * lists they hold, is given to {@code replace} with the type it may hold ({@code Object} in a list); what it
+   * returns is stored when it differs. Lists the parser made unmodifiable are left as they are.
+   */
+  private static void replaceInTree(Object root, java.util.function.BiFunction<Object, Class<?>, Object> replace) {
     java.util.IdentityHashMap<Object, Boolean> seen = new java.util.IdentityHashMap<>();
     java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
     todo.push(root);
@@ -294,19 +308,18 @@ final class SqlText {
         List<Object> l = (List<Object>) list;
         for (int i = 0; i < l.size(); i++) {
           Object x = l.get(i);
-          if (x instanceof net.sf.jsqlparser.expression.DateUnitExpression u) {
+          Object y = replace.apply(x, Object.class);
+          if (y != x) {
             try {
-              l.set(i, asColumn(u));
+              l.set(i, y);
             } catch (UnsupportedOperationException immutable) {
-              // a list the parser made unmodifiable: left as it is
+              // left as it is
             }
           } else if (isNode(x)) {
             todo.push(x);
           }
         }
-        continue;
-      }
-      if (o instanceof Iterable<?> it) {
+      } else if (o instanceof Iterable<?> it) {
         for (Object x : it) if (isNode(x)) todo.push(x);
       }
       if (o instanceof java.util.Map<?, ?> m) {
@@ -319,18 +332,35 @@ final class SqlText {
           try {
             f.setAccessible(true);
             Object v = f.get(o);
-            if (v instanceof net.sf.jsqlparser.expression.DateUnitExpression u
-                && f.getType().isAssignableFrom(net.sf.jsqlparser.schema.Column.class)) {
-              f.set(o, asColumn(u));
-            } else if (isNode(v)) {
-              todo.push(v);
-            }
+            Object y = replace.apply(v, f.getType());
+            if (y != v) f.set(o, y);
+            else if (isNode(v)) todo.push(v);
           } catch (ReflectiveOperationException | RuntimeException e) {
             // not a part of the tree we can read
           }
         }
       }
     }
+  }
+
+  /**
+   * Stands in for a '.' inside a quoted name while JSqlParser parses: it split {@code "my.data"} into schema {@code
+   * my} and table {@code data}, though a quoted identifier is one name (a file {@code my.data.parquet} is table
+   * {@code my.data}). Same length, so positions hold; {@link #restoreDots} puts the dots back after parsing.
+   */
+  static final char DOT_STAND_IN = '\u2024';
+
+  /** Whether {@code tokens} have a quoted name with a '.' in it (then {@link #prepare} wrote stand-ins). */
+  static boolean hasDottedName(List<Token> tokens) {
+    for (Token t : tokens) if (t.kind() == Kind.QUOTED && t.text().indexOf('.') >= 0) return true;
+    return false;
+  }
+
+  /** Every quoted name's stand-ins in a parsed tree back to dots. */
+  static void restoreDots(Object root, List<Token> tokens) {
+    if (!hasDottedName(tokens)) return;
+    replaceInTree(root, (v, type) -> v instanceof String str && str.indexOf(DOT_STAND_IN) >= 0
+        ? str.replace(DOT_STAND_IN, '.') : v);
   }
 
   private static net.sf.jsqlparser.schema.Column asColumn(net.sf.jsqlparser.expression.DateUnitExpression u) {
