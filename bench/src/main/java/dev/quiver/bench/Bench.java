@@ -2,7 +2,7 @@ package dev.quiver.bench;
 
 import java.util.Arrays;
 
-/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|tpcds|scaling|profile|scaleout|jmh [options]}. */
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|tpcds|scaling|profile|scaleout|inlist|jmh [options]}. */
 public final class Bench {
   private Bench() {}
 
@@ -20,6 +20,7 @@ public final class Bench {
       case "scaling" -> ScalingBenchmark.main(rest);
       case "profile" -> ProfileBenchmark.main(rest);
       case "scaleout" -> ScaleOutBenchmark.main(rest);
+      case "inlist" -> InListBenchmark.main(rest);
       case "jmh" -> dev.quiver.bench.jmh.JmhMain.main(rest);
       default -> {
         System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
@@ -31,6 +32,7 @@ public final class Bench {
         System.err.println("       java -Xmx12g -jar bench/target/quiver-bench.jar scaling [--sfs 1,10] [--layouts natural] [--runs 3] [--server-memory 4g] [--out bench/results]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar profile [--sf 1] [--layout shuffled] [--runs 20] [--out bench/results]");
         System.err.println("       java -Xmx6g -jar bench/target/quiver-bench.jar scaleout [--sf 1] [--runs 3] [--max-warm-up 3] [--k 2,4] [--out bench/results]");
+        System.err.println("       java -jar bench/target/quiver-bench.jar inlist [--runs 5]");
         System.err.println("       java -jar bench/target/quiver-bench.jar jmh [--out bench/results] [JMH options, -h for them]");
         System.exit(2);
       }

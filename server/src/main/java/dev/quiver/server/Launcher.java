@@ -39,6 +39,44 @@ final class Launcher {
     return serverMemory + BASE;
   }
 
+  /**
+   * Flags that keep newer JVMs from warning on every start about what Arrow, Netty and Hadoop do: native access
+   * (Java 22+: "A restricted method in java.lang.System has been called") and sun.misc.Unsafe's memory access
+   * (Java 24+: "A terminally deprecated method in sun.misc.Unsafe has been called"). Each flag only where the
+   * running Java knows it (an unknown flag stops a JVM from starting).
+   */
+  static List<String> quietFlags() {
+    int feature = Runtime.version().feature();
+    List<String> flags = new ArrayList<>();
+    flags.add("--enable-native-access=ALL-UNNAMED");
+    if (feature >= 23) flags.add("--sun-misc-unsafe-memory-access=allow");
+    return flags;
+  }
+
+  /**
+   * The shell ({@code quiver-server.jar sql}) on Java 24 or later, where it would print Unsafe's warnings before the
+   * first answer: run it again in a child JVM with {@link #quietFlags()}, the terminal passed on. Answers the
+   * child's exit status, or -1 when this JVM should run the shell itself.
+   */
+  static int relaunchQuietly(String[] args) throws java.io.IOException, InterruptedException {
+    if (Runtime.version().feature() < 24 || System.getProperty(LAUNCHED) != null) return -1;
+    List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    if (jvmArgs.stream().anyMatch(a -> a.startsWith("--sun-misc-unsafe-memory-access"))) return -1;
+    String javaCommand = ProcessHandle.current().info().command()
+        .orElse(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = new ArrayList<>(List.of(javaCommand, "--add-opens=java.base/java.nio=ALL-UNNAMED"));
+    command.addAll(quietFlags());
+    command.addAll(jvmArgs);
+    command.add("-D" + LAUNCHED + "=" + ProcessHandle.current().pid());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+    command.addAll(List.of(args));
+    Process child = new ProcessBuilder(command).inheritIO().start();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (child.isAlive()) child.destroy();
+    }));
+    return child.waitFor();
+  }
+
   /** True unless this JVM is the child already, or its heap was sized on its command line. */
   static boolean shouldRelaunch() {
     if (System.getProperty(LAUNCHED) != null) return false;
@@ -60,6 +98,7 @@ final class Launcher {
     List<String> command = new ArrayList<>(List.of(javaCommand, "-Xmx" + mib(heapBytes(serverMemory)),
         "-XX:MaxDirectMemorySize=" + mib(directBytes(serverMemory)), "-XX:G1PeriodicGCInterval=" + PERIODIC_GC_MS,
         "--add-opens=java.base/java.nio=ALL-UNNAMED"));
+    command.addAll(quietFlags());
     command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments()); // the caller's own flags win
     command.add("-D" + LAUNCHED + "=" + ProcessHandle.current().pid());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));

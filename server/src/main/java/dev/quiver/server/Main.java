@@ -25,7 +25,8 @@ public final class Main {
 
   private static void serve(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("sql")) {
-      System.exit(Shell.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+      int quiet = Launcher.relaunchQuietly(args);
+      System.exit(quiet >= 0 ? quiet : Shell.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
       return;
     }
     Logging.serverProcess();

@@ -225,13 +225,8 @@ final class SqlText {
    */
   static void restoreInLists(Object root, List<List<Expression>> lists) {
     if (lists.isEmpty()) return;
-    java.util.IdentityHashMap<Object, Boolean> seen = new java.util.IdentityHashMap<>();
-    java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
-    todo.push(root);
-    int restored = 0;
-    while (!todo.isEmpty() && restored < lists.size()) {
-      Object o = todo.pop();
-      if (o == null || seen.put(o, Boolean.TRUE) != null) continue;
+    int[] restored = {0};
+    replaceInTree(root, (o, type) -> {
       if (o instanceof net.sf.jsqlparser.expression.operators.relational.ExpressionList<?> list && list.size() == 1
           && list.get(0) instanceof net.sf.jsqlparser.schema.Column c && c.getTable() == null
           && c.getColumnName().startsWith(PLACEHOLDER)) {
@@ -240,31 +235,11 @@ final class SqlText {
         List<Expression> target = (List<Expression>) list;
         target.clear();
         target.addAll(lists.get(k));
-        restored++;
-        continue;
+        restored[0]++;
       }
-      if (o instanceof Iterable<?> it) {
-        for (Object x : it) if (isNode(x)) todo.push(x);
-      }
-      if (o instanceof java.util.Map<?, ?> m) {
-        for (Object x : m.values()) if (isNode(x)) todo.push(x);
-      }
-      if (o.getClass().getName().startsWith("net.sf.jsqlparser.")) {
-        for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
-          for (java.lang.reflect.Field f : k.getDeclaredFields()) {
-            if (java.lang.reflect.Modifier.isStatic(f.getModifiers()) || f.getType().isPrimitive()) continue;
-            try {
-              f.setAccessible(true);
-              Object v = f.get(o);
-              if (isNode(v)) todo.push(v);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-              // not a part of the tree we can read
-            }
-          }
-        }
-      }
-    }
-    if (restored < lists.size()) throw new IllegalStateException("IN list placeholders not found in the parsed statement");
+      return o;
+    });
+    if (restored[0] < lists.size()) throw new IllegalStateException("IN list placeholders not found in the parsed statement");
   }
 
   /** The words JSqlParser 5.4 reads as a {@code DateUnitExpression} where a column could stand. */
