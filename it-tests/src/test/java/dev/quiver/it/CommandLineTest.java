@@ -208,9 +208,44 @@ class CommandLineTest {
       assertThat(r.status()).isEqualTo(2);
     }
     Run open = run("--data", SampleData.ensure().toString(), "--port", "0", "--http-host", "0.0.0.0");
-    assertThat(open.lines()).containsExactly("refusing to serve the console on 0.0.0.0 without authentication: give"
+    assertThat(open.lines()).containsExactly("quiver: refusing to serve the console on 0.0.0.0 without authentication: give"
         + " --users FILE or --user NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
     assertThat(open.status()).isEqualTo(2);
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aQueryOnACorruptFileLogsOneLine() throws Exception {
+    // every query on a corrupt file logged 22 to 50 lines (a WARN and its stack trace); docs/operations.md promises
+    // one line per record
+    Path data = dir.resolve("corrupt-data");
+    Files.createDirectories(data);
+    Files.copy(SampleData.ensure().resolve("nation.parquet"), data.resolve("nation.parquet"));
+    byte[] bytes = Files.readAllBytes(data.resolve("nation.parquet"));
+    for (int i = 4; i < bytes.length / 2; i++) bytes[i] = (byte) 0x5A; // pages garbled, footer intact
+    Files.write(data.resolve("garbled.parquet"), bytes);
+    try (ServerProcess server = new ServerProcess(dir.resolve("corrupt.log"), "--data", data.toString(),
+        "--port", "0", "--server-memory", "256m", "--warm-up", "0")) {
+      int before = server.lines().size();
+      Run r = run("sql", "--port", String.valueOf(server.port), "-e", "SELECT sum(n_nationkey), max(n_comment) FROM garbled");
+      assertThat(r.status()).isNotZero();
+      Thread.sleep(300);
+      List<String> logged = server.lines().subList(before, server.lines().size());
+      assertThat(logged).as(String.join("\n", logged)).hasSize(1);
+      assertThat(logged.get(0)).contains("query failed: ").contains("garbled.parquet");
+    }
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void optionErrorsAreOneLineNamingTheOption() throws Exception {
+    // "--prot 5" printed "unknown option: --prot" and 22 lines of usage; "--port abc" said "not a number: abc"
+    Run typo = run("--prot", "5");
+    assertThat(typo.lines()).containsExactly("quiver: unknown option --prot (--help lists the options)");
+    assertThat(typo.status()).isEqualTo(2);
+    Run port = run("--port", "abc");
+    assertThat(port.lines()).containsExactly("quiver: --port takes a number, not 'abc'");
+    assertThat(port.status()).isEqualTo(2);
   }
 
   @Test
@@ -373,6 +408,19 @@ class CommandLineTest {
             .contains(cert == expired ? " expired on " : " is not valid before ").endsWith("--tls-insecure to skip verification");
         assertThat(shell.status()).isNotZero();
       }
+    }
+    // a CA-signed certificate that expired: the shell says "expired", not "not trusted"
+    SelfSignedCertificate.Chain chain = SelfSignedCertificate.chain(dir, new java.util.Date(now - 30 * day),
+        new java.util.Date(now - day));
+    try (ServerProcess server = new ServerProcess(dir.resolve("tls-chain.log"), "--data",
+        SampleData.ensure().toString(), "--port", "0", "--server-memory", "256m", "--warm-up", "0",
+        "--tls-cert", chain.cert().toString(), "--tls-key", chain.key().toString())) {
+      Run shell = run("sql", "--port", String.valueOf(server.port), "--tls", "--tls-ca", chain.caCert().toString(),
+          "-e", "SELECT 1 AS one");
+      assertThat(shell.lines()).hasSize(1);
+      assertThat(shell.lines().get(0)).startsWith("quiver sql: cannot connect to 127.0.0.1:" + server.port)
+          .contains("the server's certificate has expired");
+      assertThat(shell.status()).isNotZero();
     }
   }
 

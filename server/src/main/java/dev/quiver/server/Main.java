@@ -58,72 +58,77 @@ public final class Main {
     org.apache.arrow.flight.Location advertise = null;
     byte[] tokenSecret = null;
     for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--data" -> data = value(args, ++i);
-        case "--host" -> host = value(args, ++i);
-        case "--port" -> port = Integer.parseInt(value(args, ++i));
-        case "--query-memory" -> memory = bytes(value(args, ++i));
-        case "--server-memory" -> serverMemory = bytes(value(args, ++i));
-        case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
-        case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
-        case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
-        case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
-        case "--insecure" -> insecure = true;
-        case "--max-endpoints" -> maxEndpoints = Integer.parseInt(value(args, ++i));
-        case "--peers" -> peers = locations(value(args, ++i));
-        case "--advertise" -> advertise = locations(value(args, ++i)).get(0);
-        case "--token-secret-file" -> tokenSecret = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(value(args, ++i)));
-        case "--http-port" -> httpPort = Integer.parseInt(value(args, ++i));
-        case "--http-host" -> httpHost = value(args, ++i);
-        case "--no-console" -> httpPort = -1;
-        case "--warm-up" -> warmUp = Integer.parseInt(value(args, ++i));
-        case "--no-simplify" -> settings = settings.withSimplify(false);
-        case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
-        case "--users" -> users.load(java.nio.file.Path.of(value(args, ++i)));
-        case "--user" -> {
-          String spec = value(args, ++i);
-          int colon = spec.indexOf(':');
-          if (colon <= 0) {
-            System.err.println("--user takes NAME:PASSWORD");
+      String option = args[i];
+      try {
+        switch (args[i]) {
+          case "--data" -> data = value(args, ++i);
+          case "--host" -> host = value(args, ++i);
+          case "--port" -> port = Integer.parseInt(value(args, ++i));
+          case "--query-memory" -> memory = bytes(value(args, ++i));
+          case "--server-memory" -> serverMemory = bytes(value(args, ++i));
+          case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
+          case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
+          case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
+          case "--max-statement-bytes" -> maxStatementBytes = bytes(value(args, ++i));
+          case "--insecure" -> insecure = true;
+          case "--max-endpoints" -> maxEndpoints = Integer.parseInt(value(args, ++i));
+          case "--peers" -> peers = locations(value(args, ++i));
+          case "--advertise" -> advertise = locations(value(args, ++i)).get(0);
+          case "--token-secret-file" -> tokenSecret = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(value(args, ++i)));
+          case "--http-port" -> httpPort = Integer.parseInt(value(args, ++i));
+          case "--http-host" -> httpHost = value(args, ++i);
+          case "--no-console" -> httpPort = -1;
+          case "--warm-up" -> warmUp = Integer.parseInt(value(args, ++i));
+          case "--no-simplify" -> settings = settings.withSimplify(false);
+          case "--statement-timeout-ms" -> settings = settings.withStatementTimeoutMs(Long.parseLong(value(args, ++i)));
+          case "--users" -> users.load(java.nio.file.Path.of(value(args, ++i)));
+          case "--user" -> {
+            String spec = value(args, ++i);
+            int colon = spec.indexOf(':');
+            if (colon <= 0) {
+              System.err.println("quiver: --user takes NAME:PASSWORD");
+              System.exit(2);
+            }
+            users.with(spec.substring(0, colon), spec.substring(colon + 1));
+          }
+          case "--tls-cert" -> tlsCert = java.nio.file.Path.of(value(args, ++i));
+          case "--tls-client-ca" -> tlsClientCa = java.nio.file.Path.of(value(args, ++i));
+          case "--tls-key" -> tlsKey = java.nio.file.Path.of(value(args, ++i));
+          case "-h", "--help" -> {
+            usage();
+            return;
+          }
+          default -> {
+            System.err.println("quiver: unknown option " + args[i] + " (--help lists the options)");
             System.exit(2);
           }
-          users.with(spec.substring(0, colon), spec.substring(colon + 1));
         }
-        case "--tls-cert" -> tlsCert = java.nio.file.Path.of(value(args, ++i));
-        case "--tls-client-ca" -> tlsClientCa = java.nio.file.Path.of(value(args, ++i));
-        case "--tls-key" -> tlsKey = java.nio.file.Path.of(value(args, ++i));
-        case "-h", "--help" -> {
-          usage();
-          return;
-        }
-        default -> {
-          System.err.println("unknown option: " + args[i]);
-          usage();
-          System.exit(2);
-        }
+      } catch (NumberFormatException e) { // a port, count or duration that is no number
+        System.err.println("quiver: " + option + " takes a number, not '" + args[i] + "'");
+        System.exit(2);
       }
     }
     if (serverMemory <= 0 || memory <= 0 || maxQueriesPerUser < 1 || queueTimeoutMs < 0 || maxStatementBytes <= 0
         || maxQueuedPerUser < 0 || warmUp < 0) {
-      System.err.println("--query-memory, --server-memory and --max-statement-bytes must be positive, "
+      System.err.println("quiver: --query-memory, --server-memory and --max-statement-bytes must be positive, "
           + "--max-queries-per-user at least 1, --query-queue-timeout-ms, --max-queued-per-user and --warm-up at least 0");
       System.exit(2);
     }
     if ((tlsCert == null) != (tlsKey == null)) {
-      System.err.println("--tls-cert and --tls-key go together");
+      System.err.println("quiver: --tls-cert and --tls-key go together");
       System.exit(2);
     }
     if (!isLoopback(host) && users.isEmpty() && !insecure) {
-      System.err.println("refusing to listen on " + host + " without authentication: give --users FILE or --user "
+      System.err.println("quiver: refusing to listen on " + host + " without authentication: give --users FILE or --user "
           + "NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
       System.exit(2);
     }
     if (httpPort < -1 || httpPort > 65535) {
-      System.err.println("--http-port takes a port (0: a free one; -1: no console), not " + httpPort);
+      System.err.println("quiver: --http-port takes a port (0: a free one; -1: no console), not " + httpPort);
       System.exit(2);
     }
     if (httpPort >= 0 && !isLoopback(httpHost) && users.isEmpty() && !insecure) {
-      System.err.println("refusing to serve the console on " + httpHost + " without authentication: give --users FILE or"
+      System.err.println("quiver: refusing to serve the console on " + httpHost + " without authentication: give --users FILE or"
           + " --user NAME:PASSWORD, or pass --insecure to serve a non-loopback address anyway");
       System.exit(2);
     }
@@ -142,8 +147,9 @@ public final class Main {
     Launcher.watchLauncher();
     if (data == null) {
       Path dir = SampleData.cacheRoot().resolve("sample-" + SampleData.VERSION);
+      boolean ready = java.nio.file.Files.exists(dir.resolve("_COMPLETE"));
       System.out.println("No --data given: serving the bundled sample data from " + dir
-          + " (generating it on first use, about a minute)...");
+          + (ready ? "" : " (generating it first, once: about 10 s on an idle machine, longer on a busy one)..."));
       data = SampleData.ensure(dir).toString();
     }
     if (tlsCert != null) {
