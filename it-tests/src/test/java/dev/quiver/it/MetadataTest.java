@@ -59,6 +59,21 @@ class MetadataTest {
   }
 
   @Test
+  void showTablesAndDescribeAnswerAsGetTablesAndGetColumnsDo() throws Exception {
+    DatabaseMetaData md = jdbc.getMetaData();
+    try (java.sql.Statement st = jdbc.createStatement()) {
+      assertThat(column(st.executeQuery("SHOW TABLES"), "name"))
+          .isEqualTo(column(md.getTables(null, null, "%", null), "TABLE_NAME"));
+      assertThat(column(st.executeQuery("SHOW SCHEMAS"), "schema_name")).isEqualTo(column(md.getSchemas(), "TABLE_SCHEM"));
+      assertThat(column(st.executeQuery("DESCRIBE lineitem"), "column_name"))
+          .isEqualTo(column(md.getColumns(null, null, "lineitem", "%"), "COLUMN_NAME"));
+      assertThat(column(st.executeQuery("SHOW COLUMNS FROM sales"), "column_name")).contains("year");
+      assertThatThrownBy(() -> st.executeQuery("DESCRIBE nope")).hasMessageContaining("table nope does not exist at 1:10");
+      assertThat(column(st.executeQuery("SELECT version() AS v"), "v").get(0)).startsWith("Quiver ");
+    }
+  }
+
+  @Test
   void tablesCatalogsSchemasAndTypes() throws Exception {
     DatabaseMetaData md = jdbc.getMetaData();
     assertThat(column(md.getTables(null, null, "%", null), "TABLE_NAME")).containsExactly("events", "lineitem", "sales");

@@ -70,7 +70,7 @@ final class Profiler {
     if (cancellation == null) cancellation = Cancellation.NONE;
     int maxRows = Math.max(0, options.maxRows());
     Statement statement = StatementClassifier.classify(sql);
-    if (!(statement instanceof Statement.Query)) {
+    if (!(statement instanceof Statement.Query) && !(statement instanceof Statement.Catalog)) { // SHOW TABLES, DESCRIBE run
       String kind = statement instanceof Statement.Explain ? "EXPLAIN" : statement instanceof Statement.Set ? "SET" : "SHOW";
       throw new QuiverException(ErrorCode.UNSUPPORTED,
           "the console runs queries only, not " + kind + " (its plan and metrics are shown with every query)");

@@ -130,10 +130,13 @@ public final class QueryEngine {
     ExplainMode mode = ExplainMode.NONE;
     String text = sql;
     // SET and SHOW are the server's (session settings); here they are text the parser and analyzer refuse
-    if (StatementClassifier.classify(sql) instanceof Statement.Explain e) {
+    Statement kind = StatementClassifier.classify(sql);
+    if (kind instanceof Statement.Explain e) {
       mode = e.analyze() ? (e.verbose() ? ExplainMode.ANALYZE_VERBOSE : ExplainMode.ANALYZE)
           : e.verbose() ? ExplainMode.VERBOSE : ExplainMode.EXPLAIN;
       text = e.query(); // the prefix blanked: line:column positions in errors match the user's text
+    } else if (kind instanceof Statement.Catalog c) {
+      text = CatalogQueries.query(snapshot, c, sql);
     }
     Parameters parameters = new Parameters(parameterValues);
     LogicalPlan analyzed = new Analyzer(snapshot, text, parameters, limits).analyze(SqlParser.parse(text, limits));

@@ -24,6 +24,9 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 final class CallBinder {
   private final ExprBinder binder;
 
+  /** Quiver's version, as {@code version()} answers it (the server's SqlInfo says the same). */
+  static final String VERSION = "0.1.0";
+
   CallBinder(ExprBinder binder) {
     this.binder = binder;
   }
@@ -104,6 +107,16 @@ final class CallBinder {
     if (agg == null && WindowBinder.windowFunction(name) != null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "window function " + name + " needs an OVER clause: "
           + SqlPositions.snippet(f) + SqlPositions.suffix(binder.sql, f.getName()));
+    }
+    boolean noArgs = f.getParameters() == null || f.getParameters().isEmpty();
+    if (noArgs && f.getNamedParameters() == null) {
+      // the session's facts, as constants: what BI tools and newcomers ask first
+      switch (name) {
+        case "version" -> { return new Expr.Literal("Quiver " + VERSION, SqlTypes.VARCHAR); }
+        case "current_schema" -> { return new Expr.Literal("main", SqlTypes.VARCHAR); }
+        case "current_database", "current_catalog" -> { return new Expr.Literal("quiver", SqlTypes.VARCHAR); }
+        default -> { }
+      }
     }
     if (agg == null) {
       List<Expr> args = new ArrayList<>();

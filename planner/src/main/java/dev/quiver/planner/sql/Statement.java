@@ -23,4 +23,13 @@ public sealed interface Statement {
 
   /** {@code SHOW name}, {@code SHOW ALL} or {@code SHOW TIME ZONE}: the name in lower case ("all", "timezone"). */
   record Show(String name) implements Statement {}
+
+  /**
+   * A look at the catalog, as DuckDB, PostgreSQL and Trino users type it: {@code SHOW TABLES}, {@code SHOW SCHEMAS},
+   * {@code SHOW COLUMNS FROM t} and {@code DESCRIBE t} (table {@code table}, as written, quotes included; null for
+   * the first two). Planned as a query over the snapshot's names and types.
+   */
+  record Catalog(What what, String table, int tableAt) implements Statement {
+    public enum What { TABLES, SCHEMAS, COLUMNS }
+  }
 }

@@ -25,7 +25,8 @@ public final class StatementClassifier {
     Statement s = null;
     if (first.is("EXPLAIN")) s = explain(sql, tokens, end);
     else if (first.is("SET")) s = set(sql, tokens, end);
-    else if (first.is("SHOW")) s = show(tokens, end);
+    else if (first.is("SHOW")) s = catalog(tokens, end) != null ? catalog(tokens, end) : show(tokens, end);
+    else if (first.is("DESCRIBE") || first.is("DESC")) s = catalog(tokens, end);
     return s != null ? s : new Statement.Query(sql);
   }
 
@@ -62,6 +63,31 @@ public final class StatementClassifier {
     if (i >= end) return null;
     String value = sql.substring(tokens.get(i).start(), tokens.get(end - 1).end());
     return new Statement.Set(name.toLowerCase(Locale.ROOT), unquote(value));
+  }
+
+  /** {@code SHOW TABLES|SCHEMAS}, {@code SHOW COLUMNS FROM|IN name}, {@code DESCRIBE|DESC [TABLE] name}; else null. */
+  private static Statement catalog(List<Token> tokens, int end) {
+    Token first = tokens.get(0);
+    int at;
+    if (first.is("SHOW")) {
+      if (end == 2 && tokens.get(1).is("TABLES")) return new Statement.Catalog(Statement.Catalog.What.TABLES, null, -1);
+      if (end == 2 && tokens.get(1).is("SCHEMAS")) return new Statement.Catalog(Statement.Catalog.What.SCHEMAS, null, -1);
+      if (end < 4 || !tokens.get(1).is("COLUMNS") || !(tokens.get(2).is("FROM") || tokens.get(2).is("IN"))) return null;
+      at = 3;
+    } else {
+      at = end > 2 && tokens.get(1).is("TABLE") ? 2 : 1;
+    }
+    if (at >= end) return null;
+    // a name, perhaps qualified (main.t, "my.data"): its tokens must touch one another
+    for (int i = at + 1; i < end; i++) if (tokens.get(i).start() != tokens.get(i - 1).end()) return null;
+    for (int i = at; i < end; i++) {
+      Token t = tokens.get(i);
+      boolean name = t.kind() == Kind.WORD || t.kind() == Kind.QUOTED;
+      if ((i - at) % 2 == 0 ? !name : !t.is(".")) return null;
+    }
+    Token last = tokens.get(end - 1);
+    if (!(last.kind() == Kind.WORD || last.kind() == Kind.QUOTED)) return null;
+    return new Statement.Catalog(Statement.Catalog.What.COLUMNS, last.text(), last.start());
   }
 
   private static Statement show(List<Token> tokens, int end) {
