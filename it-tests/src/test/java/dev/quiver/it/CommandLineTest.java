@@ -237,6 +237,21 @@ class CommandLineTest {
   }
 
   @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void theShellPrintsExplainAnalyzeWhole() throws Exception {
+    // its lines were cut at 200 characters: the scan's pruning counts, at their end, never showed
+    try (ServerProcess server = new ServerProcess(dir.resolve("explain.log"), "--data", SampleData.ensure().toString(),
+        "--port", "0", "--server-memory", "256m", "--warm-up", "0")) {
+      Run r = run("sql", "--port", String.valueOf(server.port), "-e",
+          "EXPLAIN ANALYZE SELECT count(*) FROM lineitem WHERE l_shipdate < DATE '1992-03-01'");
+      assertThat(r.status()).isZero();
+      assertThat(r.lines()).anyMatch(l -> l.matches("\\|\\s+plan\\s+\\|"));
+      assertThat(r.lines()).anyMatch(l -> l.contains("ParquetScanExec: table=lineitem") && l.contains("row_groups_pruned=")
+          && l.contains("pages_pruned=") && l.contains("rows_scanned=") && l.matches(".*elapsed_ms=[0-9.]+\\s*\\|"));
+    }
+  }
+
+  @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void optionErrorsAreOneLineNamingTheOption() throws Exception {
     // "--prot 5" printed "unknown option: --prot" and 22 lines of usage; "--port abc" said "not a number: abc"

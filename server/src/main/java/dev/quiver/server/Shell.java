@@ -83,7 +83,7 @@ public final class Shell {
       return 2;
     }
     List<String> command = new ArrayList<>(List.of("-d", "org.apache.arrow.driver.jdbc.ArrowFlightJdbcDriver",
-        "-u", url, "-n", user, "-p", password, "--maxWidth=200", "--showHeader=true",
+        "-u", url, "-n", user, "-p", password, "--maxWidth=" + MAX_WIDTH, "--showHeader=true",
         "--isolation=TRANSACTION_NONE")); // Quiver has no transactions
     if (batch) command.add("--silent=true"); // no banner and timing around the answer
     command.addAll(rest);
@@ -129,6 +129,13 @@ public final class Shell {
       out.flush();
     }
   }
+
+  /**
+   * Table output is cut at this many characters: so large that nothing is cut (EXPLAIN ANALYZE's lines, with the
+   * scan's pruning counts at their end, were cut at 200 characters or the terminal's width, as psql and DuckDB's
+   * shell never do); {@code --maxWidth=N} after it still sets another.
+   */
+  static final int MAX_WIDTH = 1_000_000;
 
   private static String value(String[] args, int i) {
     if (i >= args.length) throw new IllegalArgumentException("option " + args[i - 1] + " needs a value");
