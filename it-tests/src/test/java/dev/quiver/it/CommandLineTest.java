@@ -252,6 +252,38 @@ class CommandLineTest {
   }
 
   @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void filesAndColumnsThatAreNotServedAreNamedAtStartUp() throws Exception {
+    // a CSV and a notes.txt were ignored without a word, LIST/STRUCT columns vanished, a STRUCT was called "GROUP"
+    // and a file that is not Parquet printed its first bytes as decimals
+    Path data = dir.resolve("newcomer");
+    Files.createDirectories(data);
+    Files.copy(SampleData.ensure().resolve("nation.parquet"), data.resolve("nation.parquet"));
+    Files.writeString(data.resolve("notes.txt"), "hello\n");
+    Files.writeString(data.resolve("data.csv"), "a,b\n1,2\n");
+    Files.writeString(data.resolve("fake.parquet"), "not parquet at all\n");
+    Files.writeString(data.resolve(".hidden.txt"), "not listed\n");
+    try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); java.sql.Statement st = duck.createStatement()) {
+      st.execute("COPY (SELECT 1 AS id, [1, 2] AS tags, {'os': 'x'} AS dev) TO '" + data.resolve("events.parquet")
+          + "' (FORMAT parquet)");
+    }
+    try (ServerProcess server = new ServerProcess(dir.resolve("newcomer.log"), "--data", data.toString(),
+        "--port", "0", "--server-memory", "256m", "--warm-up", "0")) {
+      List<String> log = server.lines();
+      assertThat(log).as(String.join("\n", log))
+          .anyMatch(l -> l.endsWith("table events: columns tags (nested type LIST), dev (nested type STRUCT) are not "
+              + "supported; its other columns are served"))
+          .anyMatch(l -> l.endsWith("not served: data.csv, notes.txt (only *.parquet files, and directories of them, "
+              + "are tables)"))
+          .anyMatch(l -> l.contains("table fake cannot be read") && l.contains("it does not start with PAR1 but with \"not \""))
+          .noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception"));
+      Run r = run("sql", "--port", String.valueOf(server.port), "-e", "SELECT * FROM events");
+      assertThat(r.status()).isZero();
+      assertThat(r.lines()).anyMatch(l -> l.matches("\\|\\s*id\\s*\\|"));
+    }
+  }
+
+  @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void optionErrorsAreOneLineNamingTheOption() throws Exception {
     // "--prot 5" printed "unknown option: --prot" and 22 lines of usage; "--port abc" said "not a number: abc"

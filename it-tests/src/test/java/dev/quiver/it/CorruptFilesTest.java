@@ -99,7 +99,7 @@ class CorruptFilesTest {
     damage("truncated_in_page", Arrays.copyOf(snappy, (int) (page[0] + page[1] + page[2] / 2)), "Expected magic number at tail");
     damage("truncated_to_7_bytes", Arrays.copyOf(snappy, 7), "only 7 bytes long");
     damage("empty", new byte[0], "only 0 bytes long");
-    damage("wrong_head_magic", with(snappy, 3, (byte) '0'), "expected magic number PAR1 at the start");
+    damage("wrong_head_magic", with(snappy, 3, (byte) '0'), "it does not start with PAR1 but with \"PAR0\"");
     damage("wrong_tail_magic", with(snappy, len - 1, (byte) '0'), "Expected magic number at tail");
     damage("footer_length_outside", withFooterLength(snappy, len + 1000), "not within the file");
     damage("footer_length_zero", withFooterLength(snappy, 0), "not within the file");

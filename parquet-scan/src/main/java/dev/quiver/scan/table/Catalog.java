@@ -110,8 +110,18 @@ public final class Catalog {
     }
     Catalog catalog = snapshot(new Directory(location, root, status.isFile(), fileSystems));
     try {
-      catalog.tables();
-    } catch (QuiverException e) {
+      for (ParquetTable t : catalog.tables()) {
+        if (t.unsupportedColumns().isEmpty()) continue;
+        List<String> cols = new ArrayList<>();
+        t.unsupportedColumns().forEach((c, why) -> cols.add(c + " (" + why + ")"));
+        LOG.warn("table {}: column{} {} not supported; its other columns are served", t.name(),
+            cols.size() == 1 ? "" : "s", String.join(", ", cols) + (cols.size() == 1 ? " is" : " are"));
+      }
+      List<String> skipped = catalog.notTables();
+      if (!skipped.isEmpty()) {
+        LOG.warn("not served: {} (only *.parquet files, and directories of them, are tables)", String.join(", ", skipped));
+      }
+    } catch (QuiverException | IOException e) {
       LOG.warn("data directory {} changed while it was read: {}", location, e.getMessage());
     }
     return catalog;
@@ -275,6 +285,21 @@ public final class Catalog {
   private static Resolved unreadable(String name, List<DataFile> files, QuiverException e) {
     LOG.warn("table {} cannot be read, queries on it will fail: {}", name, e.getMessage());
     return new Resolved(files, new ParquetTable(name, files, new Schema(List.of()), List.of(), Map.of(), 0), e);
+  }
+
+  /**
+   * The files at the data directory's top level that are not tables (a CSV, a {@code notes.txt}), hidden ones
+   * ({@code .x}, {@code _x}) aside: named at start-up, so that nothing vanishes without a word.
+   */
+  public List<String> notTables() throws IOException {
+    List<String> out = new ArrayList<>();
+    if (directory.rootIsFile) return out;
+    FileSystem fs = directory.fileSystems.fileSystem(directory.root);
+    for (FileStatus st : sorted(FileVersions.list(fs, directory.root))) {
+      String name = FileVersions.name(st);
+      if (st.isFile() && !hidden(name) && !name.endsWith(".parquet")) out.add(name);
+    }
+    return out;
   }
 
   private static String tableName(String fileName) {

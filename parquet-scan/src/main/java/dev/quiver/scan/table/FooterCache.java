@@ -73,7 +73,7 @@ public final class FooterCache {
         s.readFully(head);
         if (!Arrays.equals(head, MAGIC) && !Arrays.equals(head, ENCRYPTED_MAGIC)) {
           throw new QuiverException(ErrorCode.CORRUPT_FILE, "cannot read Parquet footer of " + file.path()
-              + ": not a Parquet file (expected magic number PAR1 at the start, found " + Arrays.toString(head) + ")");
+              + ": not a Parquet file (it does not start with PAR1 but with " + shown(head) + ")");
         }
         ParquetMetadata footer;
         try {
@@ -151,5 +151,15 @@ public final class FooterCache {
     } catch (IOException | RuntimeException e) {
       return null;
     }
+  }
+
+  /** A file's first bytes as a person reads them: "text" when printable ASCII, else hexadecimal. */
+  static String shown(byte[] head) {
+    boolean text = true;
+    for (byte b : head) text &= b >= 0x20 && b < 0x7F;
+    if (text) return "\"" + new String(head, java.nio.charset.StandardCharsets.US_ASCII) + "\"";
+    StringBuilder hex = new StringBuilder("0x");
+    for (byte b : head) hex.append(String.format("%02X", b));
+    return hex.toString();
   }
 }

@@ -24,7 +24,11 @@ public final class TypeMapping {
 
   public static Mapped map(Type field) {
     if (!field.isPrimitive()) {
-      return new Mapped(null, "nested type " + describe(field.getLogicalTypeAnnotation(), "GROUP"));
+      LogicalTypeAnnotation l = field.getLogicalTypeAnnotation();
+      String kind = l instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation
+          || l == null && field.isRepetition(Type.Repetition.REPEATED) ? "LIST"
+          : l instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation ? "MAP" : l == null ? "STRUCT" : l.toString();
+      return new Mapped(null, "nested type " + kind);
     }
     if (field.isRepetition(Type.Repetition.REPEATED)) {
       return new Mapped(null, "repeated (list) column");
