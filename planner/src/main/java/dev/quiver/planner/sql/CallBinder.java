@@ -57,7 +57,10 @@ final class CallBinder {
   Expr call(String name, List<Expr> args, Object text) {
     dev.quiver.planner.kernel.Functions.Def def = dev.quiver.planner.kernel.Functions.lookup(name);
     if (def == null) {
-      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + SqlPositions.snippet(name) + " does not exist" + SqlPositions.suffix(binder.sql, name));
+      java.util.Set<String> known = new java.util.TreeSet<>(dev.quiver.planner.kernel.Functions.names());
+      known.removeIf(n -> n.endsWith("_op") || n.startsWith("__"));
+      throw new QuiverException(ErrorCode.NOT_FOUND, "function " + SqlPositions.snippet(name) + " does not exist"
+          + Suggestions.didYouMean(name, known) + SqlPositions.suffix(binder.sql, name));
     }
     if (args.size() < def.minArgs() || args.size() > def.maxArgs()) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes "

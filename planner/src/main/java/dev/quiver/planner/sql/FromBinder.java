@@ -561,8 +561,10 @@ final class FromBinder {
         && (database == null || database.equalsIgnoreCase(Analyzer.CATALOG));
     ParquetTable table = qualifiedOk ? cx.catalog().table(name) : null;
     if (table == null) {
+      java.util.List<String> names = new java.util.ArrayList<>();
+      if (qualifiedOk) for (ParquetTable known : cx.catalog().tables()) names.add(known.name());
       throw new QuiverException(ErrorCode.NOT_FOUND, "table " + SqlPositions.snippet(t.getFullyQualifiedName()) + " does not exist"
-          + cx.at(name));
+          + Suggestions.didYouMean(name, names) + cx.at(name));
     }
     return table;
   }

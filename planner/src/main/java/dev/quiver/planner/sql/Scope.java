@@ -119,8 +119,15 @@ public final class Scope {
           "table or alias " + SqlPositions.snippet(q) + " is not in the FROM clause" + SqlPositions.suffix(sql, q));
     }
     String where = entries.size() == 1 ? " in table " + entries.get(0).table() : "";
+    java.util.List<String> names = new java.util.ArrayList<>();
+    for (Scope s = this; s != null; s = s.outer) {
+      for (Entry e : s.entries) {
+        if (q != null && (e.qualifier() == null || !e.qualifier().equalsIgnoreCase(q))) continue;
+        for (Column c : e.columns()) if (!c.name().startsWith("__")) names.add(c.name());
+      }
+    }
     throw new QuiverException(ErrorCode.NOT_FOUND, "column " + SqlPositions.snippet((q == null ? "" : q + ".") + name) + " does not exist"
-        + where + SqlPositions.suffix(sql, name));
+        + where + Suggestions.didYouMean(name, names) + SqlPositions.suffix(sql, name));
   }
 
   /** The last name of a qualified name ({@code main.t}: {@code t}); a quoted name is one name, dots and all. */
