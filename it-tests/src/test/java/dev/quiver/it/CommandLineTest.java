@@ -271,7 +271,7 @@ class CommandLineTest {
         "--port", "0", "--server-memory", "256m", "--warm-up", "0")) {
       List<String> log = server.lines();
       assertThat(log).as(String.join("\n", log))
-          .anyMatch(l -> l.endsWith("table events: columns tags (nested type LIST), dev (nested type STRUCT) are not "
+          .anyMatch(l -> l.endsWith("table events: columns dev (nested type STRUCT), tags (nested type LIST) are not "
               + "supported; its other columns are served"))
           .anyMatch(l -> l.endsWith("not served: data.csv, notes.txt (only *.parquet files, and directories of them, "
               + "are tables)"))

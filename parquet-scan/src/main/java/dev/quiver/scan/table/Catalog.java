@@ -113,7 +113,7 @@ public final class Catalog {
       for (ParquetTable t : catalog.tables()) {
         if (t.unsupportedColumns().isEmpty()) continue;
         List<String> cols = new ArrayList<>();
-        t.unsupportedColumns().forEach((c, why) -> cols.add(c + " (" + why + ")"));
+        new TreeMap<>(t.unsupportedColumns()).forEach((c, why) -> cols.add(c + " (" + why + ")"));
         LOG.warn("table {}: column{} {} not supported; its other columns are served", t.name(),
             cols.size() == 1 ? "" : "s", String.join(", ", cols) + (cols.size() == 1 ? " is" : " are"));
       }
@@ -145,6 +145,13 @@ public final class Catalog {
       }
     }
     return e;
+  }
+
+  /** The names of the snapshot's tables as listed, without reading any of them (for "did you mean"). */
+  public List<String> tableNames() {
+    List<String> out = new ArrayList<>();
+    for (Entry e : entries().values()) out.add(e.name());
+    return out;
   }
 
   /** The table named {@code name}, or null; fails with the reason if the table's files cannot be read. */

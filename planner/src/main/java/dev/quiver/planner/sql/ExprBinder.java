@@ -210,9 +210,26 @@ public final class ExprBinder {
     depth.enter();
     try {
       return bindNode(e);
+    } catch (QuiverException q) {
+      throw positioned(q, e);
     } finally {
       depth.exit();
     }
+  }
+
+  private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\d+:\\d+\\)?$|\\d+:\\d+[:,) ]");
+
+  /**
+   * {@code q} with the {@code line:column} of the innermost expression whose text is found in the statement, when
+   * its message names no position yet ("cannot compare DATE with INTEGER: l_shipdate < 5" had none).
+   */
+  private QuiverException positioned(QuiverException q, Expression e) {
+    String m = q.getMessage();
+    boolean bindError = q.code() == ErrorCode.INVALID_QUERY || q.code() == ErrorCode.NOT_FOUND
+        || q.code() == ErrorCode.UNSUPPORTED;
+    if (!bindError || m == null || POSITIONED.matcher(m).find()) return q;
+    String at = SqlPositions.located(sql, e);
+    return at.isEmpty() ? q : new QuiverException(q.code(), m + at, q);
   }
 
   private Expr bindNode(Expression e) {

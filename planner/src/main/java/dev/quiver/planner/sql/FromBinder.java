@@ -562,7 +562,11 @@ final class FromBinder {
     ParquetTable table = qualifiedOk ? cx.catalog().table(name) : null;
     if (table == null) {
       java.util.List<String> names = new java.util.ArrayList<>();
-      if (qualifiedOk) for (ParquetTable known : cx.catalog().tables()) names.add(known.name());
+      try {
+        if (qualifiedOk) names.addAll(cx.catalog().tableNames());
+      } catch (RuntimeException listing) {
+        // the directory changed or vanished while it was listed: no suggestion
+      }
       throw new QuiverException(ErrorCode.NOT_FOUND, "table " + SqlPositions.snippet(t.getFullyQualifiedName()) + " does not exist"
           + Suggestions.didYouMean(name, names) + cx.at(name));
     }

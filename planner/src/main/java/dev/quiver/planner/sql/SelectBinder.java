@@ -55,6 +55,7 @@ final class SelectBinder {
 
   Rel plainSelect(PlainSelect ps, Scope outer, Correlation corr) {
     rejectUnsupported(ps);
+    expandAll(ps);
     // a set operation's operand without ORDER BY or LIMIT: no sort or limit moves its untyped NULL columns
     boolean keepUntypedNulls = setOperations.isOperand(ps) && ps.getOrderByElements() == null && ps.getLimit() == null
         && ps.getOffset() == null;
@@ -622,6 +623,53 @@ final class SelectBinder {
    * type that spells a function's name is no call, and an aggregate inside a subquery aggregates that subquery.
    */
   static boolean hasAggregate(PlainSelect ps) {
+    for (SelectItem<?> item : ps.getSelectItems()) if (item.getExpression() != null && callsAggregate(item.getExpression())) return true;
+    return false;
+  }
+
+  /**
+   * {@code GROUP BY ALL}: by every select-list expression that calls no aggregate (or window) function — none
+   * at all is one group; {@code ORDER BY ALL [ASC|DESC] [NULLS …]}: by every select-list column in turn, as DuckDB
+   * reads them. Rewritten in the parsed tree before binding (idempotent: a CTE's body is bound once per use).
+   */
+  static void expandAll(PlainSelect ps) {
+    net.sf.jsqlparser.statement.select.GroupByElement g = ps.getGroupBy();
+    if (g != null && g.getGroupByExpressionList() != null && g.getGroupByExpressionList().size() == 1
+        && g.getGroupByExpressionList().get(0) instanceof net.sf.jsqlparser.expression.AllValue
+        && (g.getGroupingSets() == null || g.getGroupingSets().isEmpty())) {
+      net.sf.jsqlparser.expression.operators.relational.ExpressionList<Expression> keys =
+          new net.sf.jsqlparser.expression.operators.relational.ExpressionList<>();
+      for (SelectItem<?> item : ps.getSelectItems()) {
+        Expression e = item.getExpression();
+        if (e == null || e instanceof net.sf.jsqlparser.statement.select.AllColumns) {
+          throw QuiverException.unsupported("GROUP BY ALL with * in the select list");
+        }
+        if (!callsAggregate(e) && !(e instanceof net.sf.jsqlparser.expression.AnalyticExpression)) keys.add(e);
+      }
+      if (keys.isEmpty()) ps.setGroupByElement(null);
+      else g.setGroupByExpressions(keys);
+    }
+    List<OrderByElement> order = ps.getOrderByElements();
+    if (order != null && order.size() == 1 && order.get(0).getExpression() instanceof net.sf.jsqlparser.expression.AllValue) {
+      OrderByElement all = order.get(0);
+      List<OrderByElement> each = new ArrayList<>();
+      for (int i = 1; i <= ps.getSelectItems().size(); i++) {
+        if (ps.getSelectItems().get(i - 1).getExpression() instanceof net.sf.jsqlparser.statement.select.AllColumns) {
+          throw QuiverException.unsupported("ORDER BY ALL with * in the select list");
+        }
+        OrderByElement o = new OrderByElement();
+        o.setExpression(new net.sf.jsqlparser.expression.LongValue(i));
+        o.setAsc(all.isAsc());
+        o.setAscDescPresent(all.isAscDescPresent());
+        o.setNullOrdering(all.getNullOrdering());
+        each.add(o);
+      }
+      ps.setOrderByElements(each);
+    }
+  }
+
+  /** Whether {@code e} calls an aggregate function itself (not inside a subquery). */
+  static boolean callsAggregate(Expression e) {
     boolean[] found = {false};
     ExpressionVisitorAdapter<Void> calls = new ExpressionVisitorAdapter<>() {
       @Override
@@ -641,9 +689,7 @@ final class SelectBinder {
       }
     };
     try {
-      for (SelectItem<?> item : ps.getSelectItems()) {
-        if (item.getExpression() != null) item.getExpression().accept(calls, null);
-      }
+      e.accept(calls, null);
     } catch (StackOverflowError tooDeep) {
       return true;
     }
