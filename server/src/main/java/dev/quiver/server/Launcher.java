@@ -74,6 +74,11 @@ final class Launcher {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       if (child.isAlive()) child.destroy();
     }));
+    try { // Ctrl-C reaches the child too (one process group): sqlline cancels the statement there; this JVM stays
+      sun.misc.Signal.handle(new sun.misc.Signal("INT"), signal -> { });
+    } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError noSignals) {
+      // no SIGINT here: nothing to ignore
+    }
     return child.waitFor();
   }
 
