@@ -22,9 +22,13 @@ public final class ConsoleQueries {
   /** Set when the server closes: console queries still running stop. */
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  ConsoleQueries(QuiverProducer producer, Users users) {
+  /** Told of every console query (the warm-up gives way to the first). */
+  private final Runnable arrived;
+
+  ConsoleQueries(QuiverProducer producer, Users users, Runnable arrived) {
     this.producer = producer;
     this.users = users;
+    this.arrived = arrived;
   }
 
   /** What a console request runs once admitted: with the query's own allocator and cancellation. */
@@ -62,6 +66,7 @@ public final class ConsoleQueries {
    * allocator with the per-query memory limit, closed afterwards.
    */
   public <T> T run(String user, String queryId, String sql, QuerySettings settings, Work<T> work) {
+    arrived.run();
     producer.engine().limits().checkLength(sql); // before anything reads it
     RunningQueries running = producer.running();
     ByteString key = key(user, queryId);

@@ -28,6 +28,7 @@ public final class QuiverServer implements AutoCloseable {
   private ReplicaTokens tokens;
   private int maxQueriesPerUser;
   private WarmUp warmUp;
+  private ClientArrival arrival;
   /** The web console, or null when it is off. */
   private dev.quiver.server.console.ConsoleServer console;
   private ConsoleQueries consoleQueries;
@@ -66,7 +67,9 @@ public final class QuiverServer implements AutoCloseable {
       Location location = config.tls() ? Location.forGrpcTls(config.host(), config.port())
           : Location.forGrpcInsecure(config.host(), config.port());
       producer.dataLocation(config.data());
+      ClientArrival arrival = new ClientArrival();
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
+          .middleware(ClientArrival.KEY, arrival)
           .middleware(QuiverProducer.SESSION,
               new org.apache.arrow.flight.ServerSessionMiddleware.Factory(() -> java.util.UUID.randomUUID().toString()));
       if (config.auth()) {
@@ -77,7 +80,7 @@ public final class QuiverServer implements AutoCloseable {
       if (config.tls() && config.tlsClientCa() != null) builder.useMTlsClientVerification(config.tlsClientCa().toFile());
       FlightServer server = builder.build();
       server.start();
-      ConsoleQueries consoleQueries = new ConsoleQueries(producer, config.users());
+      ConsoleQueries consoleQueries = new ConsoleQueries(producer, config.users(), arrival::arrived);
       dev.quiver.server.console.ConsoleServer console = null;
       if (config.console()) {
         try {
@@ -96,6 +99,7 @@ public final class QuiverServer implements AutoCloseable {
       QuiverServer q = new QuiverServer(allocator, server, config.host(), config.tls());
       q.console = console;
       q.consoleQueries = consoleQueries;
+      q.arrival = arrival;
       q.producer = producer;
       q.scanOptions = scanOptions;
       q.fileSystems = catalog.fileSystems();
@@ -197,12 +201,22 @@ public final class QuiverServer implements AutoCloseable {
    * Warms the per-query path in the background with {@code executions} {@code SELECT 1}-like executions
    * (JDBC's four calls, then a plain Flight SQL client's two), sent over loopback; with authentication or TLS,
    * or with {@code --max-queries-per-user 1} (a client's query must never wait for the warm-up's), through the
-   * engine only. The warm-up sends nothing while a client's query streams. A fresh JVM runs that path interpreted for its first few thousand queries. The
-   * warm-up ends by itself, or at {@link #close()}.
+   * engine only. A fresh JVM runs that path interpreted for its first few thousand queries. The warm-up runs at
+   * the lowest thread priority, sends nothing while a client's query streams, and stops for good at a client's
+   * first call (Flight or console): from then on the client's own queries warm the path, and a newcomer's first
+   * query never shares the two cores with it. It ends by itself, at the first client, or at {@link #close()}.
    */
   public synchronized void warmUp(int executions) {
-    if (executions <= 0 || warmUp != null) return;
-    warmUp = WarmUp.start(this, producer.engine(), host, !auth && !tls && maxQueriesPerUser > 1, executions);
+    if (executions <= 0 || warmUp != null || arrival.hasArrived()) return;
+    WarmUp w = WarmUp.start(this, producer.engine(), host, !auth && !tls && maxQueriesPerUser > 1, executions,
+        arrival.warmUpClient());
+    warmUp = w;
+    arrival.onFirst(w::yieldToClient);
+  }
+
+  /** Executions the warm-up has completed so far (0 without one). For tests. */
+  synchronized int warmUpExecutions() {
+    return warmUp == null ? 0 : warmUp.executions();
   }
 
   /** Waits up to {@code ms} for the warm-up to end; true if it has (or none was started). For tests. */

@@ -27,7 +27,23 @@ class WarmUpTest {
     try (QuiverServer server = QuiverServer.start(ServerConfig.of(data.toString(), "127.0.0.1", 0))) {
       long before = server.plansBuilt();
       server.warmUp(20);
-      // a client's query meanwhile is answered as ever
+      assertThat(server.awaitWarmUp(60_000)).isTrue();
+      // prepared (JDBC) and plain executions, each planned once: 20 x 2; its own calls are not a client's
+      assertThat(server.plansBuilt() - before).isEqualTo(40);
+      assertThat(server.warmUpExecutions()).isEqualTo(20);
+      assertThat(server.runningQueries()).isZero();
+      assertThat(server.allocatedBytes()).isZero();
+    }
+  }
+
+  @Test
+  void theFirstClientCallStopsTheWarmUp() throws Exception {
+    try (QuiverServer server = QuiverServer.start(ServerConfig.of(data.toString(), "127.0.0.1", 0))) {
+      server.warmUp(1_000_000);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (server.warmUpExecutions() < 3 && System.nanoTime() < deadline) Thread.sleep(5);
+      assertThat(server.warmUpExecutions()).isGreaterThanOrEqualTo(3);
+      // a client's query is answered, and the warm-up gives way for good
       try (BufferAllocator a = new RootAllocator(); FlightSqlClient client = new FlightSqlClient(
           FlightClient.builder(a, Location.forGrpcInsecure("127.0.0.1", server.port())).build())) {
         FlightInfo info = client.execute("SELECT 41 + 1 AS answer");
@@ -36,10 +52,14 @@ class WarmUpTest {
           assertThat(s.getRoot().getVector("answer").getObject(0)).isEqualTo(42);
         }
       }
-      assertThat(server.awaitWarmUp(60_000)).isTrue();
-      // prepared (JDBC) and plain executions, each planned once: 20 x 2, plus the client's
-      assertThat(server.plansBuilt() - before).isGreaterThanOrEqualTo(41);
-      assertThat(server.runningQueries()).isZero();
+      assertThat(server.awaitWarmUp(10_000)).isTrue();
+      int done = server.warmUpExecutions();
+      assertThat(done).isLessThan(1_000_000);
+      Thread.sleep(100);
+      assertThat(server.warmUpExecutions()).isEqualTo(done);
+      // a warm-up asked for after a client came does not start
+      server.warmUp(10);
+      assertThat(server.warmUpExecutions()).isEqualTo(done);
       assertThat(server.allocatedBytes()).isZero();
     }
   }
