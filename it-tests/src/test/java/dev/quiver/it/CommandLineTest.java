@@ -280,6 +280,16 @@ class CommandLineTest {
       Run r = run("sql", "--port", String.valueOf(server.port), "-e", "SELECT * FROM events");
       assertThat(r.status()).isZero();
       assertThat(r.lines()).anyMatch(l -> l.matches("\\|\\s*id\\s*\\|"));
+      // and DESCRIBE and information_schema.columns list them, with the reason
+      Run describe = run("sql", "--port", String.valueOf(server.port), "-e", "DESCRIBE events");
+      assertThat(describe.lines()).as(String.join("\n", describe.lines()))
+          .anyMatch(l -> l.matches("\\|\\s*dev\\s*\\|\\s*UNSUPPORTED \\(nested type STRUCT\\)\\s*\\|.*"))
+          .anyMatch(l -> l.matches("\\|\\s*tags\\s*\\|\\s*UNSUPPORTED \\(nested type LIST\\)\\s*\\|.*"));
+      Run columns = run("sql", "--port", String.valueOf(server.port), "-e", "SELECT column_name, data_type, comment "
+          + "FROM information_schema.columns WHERE table_name = 'events' ORDER BY ordinal_position");
+      assertThat(columns.lines()).as(String.join("\n", columns.lines()))
+          .anyMatch(l -> l.matches("\\|\\s*id\\s*\\|\\s*INTEGER\\s*\\|\\s*(null)?\\s*\\|"))
+          .anyMatch(l -> l.matches("\\|\\s*tags\\s*\\|\\s*UNSUPPORTED\\s*\\|\\s*not served: nested type LIST\\s*\\|"));
     }
   }
 
@@ -293,6 +303,15 @@ class CommandLineTest {
     Run port = run("--port", "abc");
     assertThat(port.lines()).containsExactly("quiver: --port takes a number, not 'abc'");
     assertThat(port.status()).isEqualTo(2);
+    // --help fits a screen and names the full list; --help-all has every option
+    Run help = run("--help");
+    assertThat(help.status()).isZero();
+    assertThat(help.lines()).hasSizeLessThanOrEqualTo(20).anyMatch(l -> l.contains("--data DIR"))
+        .anyMatch(l -> l.contains("--help-all lists every option"));
+    Run all = run("--help-all");
+    assertThat(all.status()).isZero();
+    assertThat(all.lines()).hasSizeGreaterThan(help.lines().size()).anyMatch(l -> l.contains("--max-endpoints N"))
+        .anyMatch(l -> l.contains("--warm-up N"));
   }
 
   @Test

@@ -25,7 +25,7 @@ final class CatalogQueries {
 
   static String query(Catalog snapshot, Statement.Catalog c, String sql) {
     return switch (c.what()) {
-      case SCHEMAS -> "SELECT '" + SCHEMA + "' AS schema_name";
+      case SCHEMAS -> "SELECT schema_name FROM information_schema.schemata ORDER BY schema_name";
       case TABLES -> {
         List<String> names = new ArrayList<>();
         for (ParquetTable t : snapshot.tables()) names.add(t.name());
@@ -47,6 +47,10 @@ final class CatalogQueries {
         for (Field f : table.schema().getFields()) {
           rows.add("(" + ordinal++ + ", " + literal(f.getName()) + ", " + literal(SqlTypes.sqlName(f.getType())) + ", "
               + literal(f.isNullable() ? "YES" : "NO") + ")");
+        }
+        for (var u : new java.util.TreeMap<>(table.unsupportedColumns()).entrySet()) {
+          rows.add("(" + ordinal++ + ", " + literal(u.getKey()) + ", " + literal("UNSUPPORTED (" + u.getValue() + ")")
+              + ", 'YES')");
         }
         if (rows.isEmpty()) {
           yield "SELECT CAST(NULL AS VARCHAR) AS column_name, CAST(NULL AS VARCHAR) AS column_type, "

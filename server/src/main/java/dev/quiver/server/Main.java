@@ -95,6 +95,10 @@ public final class Main {
           case "--tls-client-ca" -> tlsClientCa = java.nio.file.Path.of(value(args, ++i));
           case "--tls-key" -> tlsKey = java.nio.file.Path.of(value(args, ++i));
           case "-h", "--help" -> {
+            shortUsage();
+            return;
+          }
+          case "--help-all" -> {
             usage();
             return;
           }
@@ -289,6 +293,27 @@ public final class Main {
     return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
   }
 
+  /** {@code --help}: what a newcomer needs, on one screen. */
+  private static void shortUsage() {
+    String jar = "java -jar server/target/quiver-server.jar";
+    System.out.println("Quiver, an Arrow Flight SQL server over Parquet files.");
+    System.out.println();
+    System.out.println("usage: " + jar + " [--data DIR] [--port PORT] [options]   serve DIR");
+    System.out.println("       " + jar + " sql [--port PORT] [-e SQL]               the SQL shell");
+    System.out.println();
+    System.out.println("  --data DIR        each *.parquet file and each directory of them is a table (default: the sample data)");
+    System.out.println("  --host HOST       address to listen on (default 127.0.0.1)");
+    System.out.println("  --port PORT       Flight SQL port (default 31337)");
+    System.out.println("  --http-port PORT  the web console's port (default " + ServerConfig.DEFAULT_HTTP_PORT
+        + "; --no-console: off)");
+    System.out.println("  --users FILE      require logins (make entries with: " + jar + " hash-password NAME)");
+    System.out.println("  --tls-cert PEM --tls-key PEM   serve TLS");
+    System.out.println("  --query-memory BYTES, --server-memory BYTES   memory limits (default 2g per query)");
+    System.out.println();
+    System.out.println("--help-all lists every option; docs/operations.md explains them.");
+  }
+
+  /** {@code --help-all}: every option. */
   private static void usage() {
     System.out.println("usage: java -jar server/target/quiver-server.jar [--data DIR] [--host HOST] [--port PORT]"
         + " [--query-memory BYTES] [--server-memory BYTES] [--max-queries-per-user N] [--query-queue-timeout-ms MS]"

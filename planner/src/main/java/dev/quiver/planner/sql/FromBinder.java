@@ -469,6 +469,14 @@ final class FromBinder {
     }
     String alias = item.getAlias() == null ? null : ExprBinder.unquote(item.getAlias().getName());
     if (item instanceof Table t) {
+      if (t.getSchemaName() != null && InformationSchema.names(ExprBinder.unquote(t.getSchemaName()))
+          && (t.getDatabase() == null || t.getDatabase().getDatabaseName() == null
+              || ExprBinder.unquote(t.getDatabase().getDatabaseName()).equalsIgnoreCase(Analyzer.CATALOG))) {
+        String view = ExprBinder.unquote(t.getName());
+        Select body = (Select) SqlParser.parse(InformationSchema.query(cx.catalog(), view, cx.at(view)));
+        Rel r = analyzer.query(body, null);
+        return derived(r, r.visible(), alias != null ? alias : view, item);
+      }
       WithItem<?> cte = t.getSchemaName() == null ? withAndValues.cte(ExprBinder.unquote(t.getName())) : null;
       if (cte != null) {
         Select body = (Select) cte.getParenthesedStatement();
