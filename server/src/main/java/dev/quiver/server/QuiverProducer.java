@@ -248,6 +248,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     requireCommand(descriptor);
+    String sql = plainSql(descriptor.getCommand());
+    if (sql != null) return getFlightInfoStatement(statement(sql), context, descriptor);
     try {
       return super.getFlightInfo(context, descriptor);
     } catch (org.apache.arrow.flight.FlightRuntimeException e) {
@@ -258,6 +260,8 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
   @Override
   public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
     requireCommand(descriptor);
+    String sql = plainSql(descriptor.getCommand());
+    if (sql != null) return getSchemaStatement(statement(sql), context, descriptor);
     try {
       return super.getSchema(context, descriptor);
     } catch (org.apache.arrow.flight.FlightRuntimeException e) {
@@ -288,6 +292,37 @@ public final class QuiverProducer extends NoOpFlightSqlProducer {
     if (reason.matches(".*\\b[a-z]+\\.[a-z]+\\..*")) reason = "not the message the Flight SQL protocol defines";
     return CallStatus.INVALID_ARGUMENT.withDescription("malformed request: " + (reason.contains("UTF-8")
         ? "the statement is not valid UTF-8 (" + reason + ")" : reason)).withCause(e).toRuntimeException();
+  }
+
+  /**
+   * A command that is no Flight SQL message but UTF-8 text is read as a SQL statement, so that a plain Arrow Flight
+   * client (pyarrow's {@code FlightClient}, which has no Flight SQL support) queries with
+   * {@code get_flight_info(FlightDescriptor.for_command("SELECT …"))} and {@code do_get} of the returned ticket,
+   * as several Flight servers allow; without this it got "Unable to parse command". A Flight SQL command is a
+   * protobuf {@code Any} naming a {@code arrow.flight.protocol.sql} type: such bytes are never taken for SQL, and
+   * SQL text never parses as one (its first byte would have to be 0x0A, a line feed, followed by a valid length
+   * and type URL). Null: the command is a Flight SQL message (or neither, and the usual error follows).
+   */
+  static String plainSql(byte[] command) {
+    try {
+      com.google.protobuf.Any any = com.google.protobuf.Any.parseFrom(command);
+      if (any.getTypeUrl().startsWith("type.googleapis.com/arrow.flight.protocol.sql.")) return null;
+    } catch (com.google.protobuf.InvalidProtocolBufferException notAny) {
+      // not a protobuf message: perhaps SQL text
+    }
+    java.nio.charset.CharsetDecoder utf8 = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+    try {
+      String text = utf8.decode(java.nio.ByteBuffer.wrap(command)).toString();
+      return text.isBlank() ? null : text;
+    } catch (java.nio.charset.CharacterCodingException notText) {
+      return null;
+    }
+  }
+
+  private static org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery statement(String sql) {
+    return org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery.newBuilder().setQuery(sql).build();
   }
 
   private static void requireCommand(FlightDescriptor descriptor) {
