@@ -115,13 +115,23 @@ final class QuerySuite {
   }
 
   /** The options {@code tpch} and {@code tpcds} share; {@code sf} 0 when not given. */
-  record Options(Path data, double sf, int runs, int maxWarmUp, Path out) {
+  record Options(Path data, double sf, int runs, int maxWarmUp, Path out, java.util.Set<String> only) {
+    /** The queries to run: all, or those {@code --queries q07,q18} names. */
+    List<Query> select(List<Query> all) {
+      if (only.isEmpty()) return all;
+      List<Query> out = new java.util.ArrayList<>();
+      for (Query q : all) if (only.contains(q.name())) out.add(q);
+      if (out.size() != only.size()) throw new IllegalArgumentException("no such query among " + only);
+      return out;
+    }
+
     static Options parse(String[] args, double defaultSf) {
       Path data = null;
       double sf = defaultSf;
       int runs = 5;
       int maxWarmUp = Timing.MAX_WARM_UP;
       Path out = Path.of("bench/results");
+      java.util.Set<String> only = new java.util.LinkedHashSet<>();
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--data" -> data = Path.of(args[++i]);
@@ -129,10 +139,11 @@ final class QuerySuite {
           case "--runs" -> runs = Integer.parseInt(args[++i]);
           case "--max-warm-up" -> maxWarmUp = Integer.parseInt(args[++i]);
           case "--out" -> out = Path.of(args[++i]);
+          case "--queries" -> only.addAll(List.of(args[++i].split(",")));
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
-      return new Options(data, sf, runs, maxWarmUp, out);
+      return new Options(data, sf, runs, maxWarmUp, out, only);
     }
   }
 

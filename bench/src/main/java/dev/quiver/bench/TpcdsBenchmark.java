@@ -29,6 +29,6 @@ public final class TpcdsBenchmark {
     List<QuerySuite.Query> queries = TpcdsQueries.names().stream()
         .map(n -> new QuerySuite.Query(n, TpcdsQueries.sql(n))).toList();
     QuerySuite.run(new QuerySuite.Spec("TPC-DS on Quiver and DuckDB", "24 tables from io.trino.tpcds "
-        + TpcdsTables.GENERATOR_VERSION, data, tables, queries), o.runs(), o.maxWarmUp(), o.out().resolve("tpcds.md"));
+        + TpcdsTables.GENERATOR_VERSION, data, tables, o.select(queries)), o.runs(), o.maxWarmUp(), o.out().resolve("tpcds.md"));
   }
 }

@@ -32,7 +32,7 @@ public final class TpchBenchmark {
         queries.add(new QuerySuite.Query(name, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
       }
     }
-    QuerySuite.run(new QuerySuite.Spec("TPC-H on Quiver and DuckDB", "eight tables", data, TABLES, queries), o.runs(),
+    QuerySuite.run(new QuerySuite.Spec("TPC-H on Quiver and DuckDB", "eight tables", data, TABLES, o.select(queries)), o.runs(),
         o.maxWarmUp(), o.out().resolve("tpch.md"));
   }
 

@@ -188,8 +188,13 @@ public final class PushDownFilters implements Rule {
       boolean r = !cols.isEmpty() && right.containsAll(cols);
       if (l && (t == JoinType.INNER || t == JoinType.LEFT || t.leftOnly())) toLeft.add(c);
       else if (r && (t == JoinType.INNER || t == JoinType.RIGHT)) toRight.add(c);
-      else if (t == JoinType.INNER) cond.add(c);
-      else stay.add(c);
+      else if (t == JoinType.INNER) {
+        cond.add(c);
+        sidesOfDisjunction(c, left, toLeft);
+        sidesOfDisjunction(c, right, toRight);
+      } else {
+        stay.add(c);
+      }
     }
     if (j.condition() != null) {
       for (Expr c : Exprs.conjuncts(j.condition())) {
@@ -209,6 +214,35 @@ public final class PushDownFilters implements Rule {
     LogicalPlan r = push(j.right(), toRight);
     if (l == j.left() && r == j.right() && t == j.type() && java.util.Objects.equals(condition, j.condition())) return j;
     return new LogicalPlan.Join(l, r, t, condition);
+  }
+
+  /**
+   * What an OR over both sides of an inner join says about one side: with {@code c = D1 OR … OR Dn}, where each
+   * {@code Di} has conjuncts over {@code side}'s columns only ({@code Si}), the side's rows that can join satisfy
+   * {@code S1 OR … OR Sn}; that predicate is added to {@code to} (to filter the side, and prune its scan), while
+   * {@code c} itself stays in the join. TPC-H q07's {@code (n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR
+   * (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')} gives {@code n1.n_name IN ('FRANCE', 'GERMANY')} and the same
+   * for {@code n2}, so the joins below carry 2 nations' rows instead of 25 (DuckDB and Spark derive it too).
+   * <p>Legal (three-valued): a joined row passes only where {@code c} is TRUE, so some {@code Di} is TRUE, so each of
+   * its conjuncts is, so {@code Si} and the derived OR are TRUE for the side's row: a row the derived predicate drops
+   * could not have joined. Not derived when some {@code Di} has no conjunct over the side alone (then nothing
+   * follows), nor for a conjunct with a volatile call. Only where the OR first enters a join's condition from a
+   * filter above, so that later passes (which find it in the condition) do not add the predicate again.
+   */
+  private static void sidesOfDisjunction(Expr c, Set<String> side, List<Expr> to) {
+    if (!(c instanceof Expr.Or) || volatileCall(c)) return;
+    List<Expr> derived = new ArrayList<>();
+    for (Expr d : Exprs.flatten(false, c)) {
+      List<Expr> own = new ArrayList<>();
+      for (Expr k : Exprs.conjuncts(d)) {
+        Set<String> cols = Exprs.columns(k);
+        if (!cols.isEmpty() && side.containsAll(cols)) own.add(k);
+      }
+      if (own.isEmpty()) return;
+      derived.add(Exprs.and(own));
+    }
+    Expr p = Exprs.chain(false, derived);
+    if (!to.contains(p)) to.add(p);
   }
 
   /**
