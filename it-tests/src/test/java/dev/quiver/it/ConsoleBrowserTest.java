@@ -234,7 +234,7 @@ class ConsoleBrowserTest {
     runInPage(PRUNING);
     waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
     WebElement read = driver.findElement(By.cssSelector("#rowgroup-map div.rg[data-outcome=READ_PAGES_PRUNED]"));
-    assertThat(read.getAttribute("title")).as("no tooltip: the facts are in the panel").isNull();
+    assertThat(read.getDomAttribute("title")).as("no tooltip: the facts are in the panel").isNull();
     assertThat(read.getAttribute("role")).isEqualTo("button");
     assertThat(read.getAttribute("aria-label")).contains("rows:");
     read.click();
@@ -472,13 +472,13 @@ class ConsoleBrowserTest {
   @Test
   void onTheUsersOwnFilesTheSamplesAndTheFirstQueryWorkAndWhatIsNotServedIsNamed(
       @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-    // a newcomer's directory: a table whose name needs quotes, sorted by id in row groups of 100, with a LIST column;
+    // a newcomer's directory: a table whose name needs quotes, sorted by id in row groups of 2,048, with a LIST column;
     // a CSV, notes and a file named .parquet that is not Parquet
     try (Connection duck = java.sql.DriverManager.getConnection("jdbc:duckdb:");
         java.sql.Statement st = duck.createStatement()) {
       st.execute("COPY (SELECT i AS id, DATE '2024-01-01' + (i % 365)::INTEGER AS day, "
-          + "['a', 'b', 'c'][1 + i % 3] AS kind, [i, i + 1] AS tags FROM range(1000) t(i) ORDER BY i) TO '"
-          + dir.resolve("my.data.parquet") + "' (FORMAT parquet, ROW_GROUP_SIZE 100)");
+          + "['a', 'b', 'c'][1 + i % 3] AS kind, [i, i + 1] AS tags FROM range(20480) t(i) ORDER BY i) TO '"
+          + dir.resolve("my.data.parquet") + "' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
     }
     Files.writeString(dir.resolve("notes.txt"), "hello\n");
     Files.writeString(dir.resolve("data.csv"), "a,b\n1,2\n");
@@ -502,13 +502,16 @@ class ConsoleBrowserTest {
         runInPage(sample[1]);
         assertThat(byId("error").isDisplayed()).as(sample[1] + ": " + byId("error").getText()).isFalse();
       }
-      // the generated filter on the sorted column with its smallest value: statistics prune 9 of 10 row groups
+      // the generated filter on the sorted column with its smallest value: statistics prune all row groups but one
       String[] pruning = samples.stream().filter(x -> x[0].startsWith("Pruning")).findFirst().orElseThrow();
       assertThat(pruning[1]).contains("WHERE id <= 0");
       runInPage(pruning[1]);
       waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
       assertThat(driver.findElement(By.cssSelector("#results tbody td")).getText()).isEqualTo("1");
-      assertThat(driver.findElements(By.cssSelector("#rowgroup-map div.rg[data-outcome=PRUNED_STATISTICS]"))).hasSize(9);
+      int cells = driver.findElements(By.cssSelector("#rowgroup-map div.rg")).size();
+      assertThat(cells).as("row groups").isGreaterThan(2);
+      assertThat(driver.findElements(By.cssSelector("#rowgroup-map div.rg[data-outcome=PRUNED_STATISTICS]")))
+          .hasSize(cells - 1);
       // and the unsupported column's sample lists it with the reason
       runInPage(samples.stream().filter(x -> x[1].contains("UNSUPPORTED")).findFirst().orElseThrow()[1]);
       assertThat(byId("results").getText()).contains("tags").contains("nested type LIST");
