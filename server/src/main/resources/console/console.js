@@ -11,7 +11,7 @@
     ['PRUNED_STATISTICS', 'pruned by statistics (min/max)'],
     ['PRUNED_DICTIONARY', 'pruned by dictionary'],
     ['PRUNED_BLOOM', 'pruned by bloom filter'],
-    ['READ_PAGES_PRUNED', 'read, pages pruned (shaded part)'],
+    ['READ_PAGES_PRUNED', 'read, pages pruned (hatched part)'],
     ['READ', 'read whole'],
   ];
   const OUTCOME_TEXT = Object.fromEntries(OUTCOMES);
@@ -224,22 +224,43 @@
       lastRun = r;
       renderRun(r, performance.now() - t0);
     } catch (e) {
-      $('status').textContent = (e.status === 499 || e.err.code === 'CANCELLED' || e.err.status === 'CANCELLED')
-        ? 'Cancelled.' : 'Failed.';
-      showError(e.err.message ? e.err : { message: e.message });
+      const cancelled = e.status === 499 || e.err.code === 'CANCELLED' || e.err.status === 'CANCELLED';
+      $('status').textContent = cancelled ? 'Cancelled.' : 'Failed.';
+      const err = e.err.message ? e.err : { message: e.message };
+      showError(err);
+      showFailure((cancelled ? 'The query was cancelled' : 'The query failed') + ': ' + err.message);
     } finally {
       setRunning(null);
     }
   }
 
-  function clearRun() {
+  // Every panel of the query page says the same thing until the next answer: waiting, or why there is none.
+  function setPanels(text, cls) {
+    lastRun = null;
+    mapState = null;
     clear($('results'));
-    clear($('plan')).appendChild(el('p', { class: 'empty', text: 'Waiting for the query…' }));
+    if (cls === 'failed') $('results').appendChild(el('caption', { class: cls, text }));
+    clear($('plan')).appendChild(el('p', { class: cls, text }));
     clear($('steps'));
     $('steps-empty').hidden = false;
-    $('steps-empty').textContent = 'Waiting for the query…';
-    clear($('rowgroup-map')).appendChild(el('p', { class: 'empty', text: 'Waiting for the query…' }));
+    $('steps-empty').className = cls;
+    $('steps-empty').textContent = text;
+    clear($('rowgroup-map')).appendChild(el('p', { class: cls, text }));
     $('map-controls').hidden = true;
+    clearDetail();
+  }
+
+  function clearRun() {
+    hideCompare();
+    setPanels('Waiting for the query…', 'empty');
+  }
+
+  function showFailure(text) {
+    setPanels(text, 'failed');
+  }
+
+  function hideCompare() {
+    clear($('compare-view')).hidden = true;
   }
 
   async function cancel() {
@@ -294,10 +315,18 @@
   // ---------- plan ----------
   function treeMax(node, key, acc) {
     if (!node) return acc;
-    const v = Number(node[key]);
+    const v = key === 'selfMs' ? selfMs(node) : Number(node[key]);
     if (v > acc) acc = v;
     for (const c of node.children || []) acc = treeMax(c, key, acc);
     return acc;
+  }
+
+  /** An operator's own time: its time (which includes its children's, as they run inside it) minus its children's. */
+  function selfMs(node) {
+    if (!(node.elapsedMs >= 0)) return -1;
+    let children = 0;
+    for (const c of node.children || []) if (c.elapsedMs > 0) children += c.elapsedMs;
+    return Math.max(0, node.elapsedMs - children);
   }
 
   function renderPlan(p) {
@@ -306,7 +335,7 @@
     for (const [title, node] of [['Physical plan', p.physical], ['Logical plan', p.logical]]) {
       if (!node) continue;
       const maxRows = treeMax(node, 'outputRows', 0);
-      const maxMs = treeMax(node, 'elapsedMs', 0);
+      const maxMs = treeMax(node, 'selfMs', 0);
       const sec = el('div', { class: 'plan-tree', 'data-tree': title.startsWith('Physical') ? 'physical' : 'logical' },
         el('h3', { text: title }));
       const ul = el('ul', { class: 'plan-node root' });
@@ -315,6 +344,8 @@
       box.appendChild(sec);
     }
     if (!box.firstChild) box.appendChild(el('p', { class: 'empty', text: 'No plan.' }));
+    else box.insertBefore(el('p', { class: 'muted small', text: 'Bars: rows out, and each operator\'s own time'
+      + ' (self; its children\'s time apart) with its total.' }), box.firstChild);
   }
 
   function bar(cls, value, max, label) {
@@ -328,8 +359,9 @@
   }
 
   function planItem(node, maxRows, maxMs, scans) {
+    const self = selfMs(node);
     const li = el('li', { 'data-operator': node.operator, 'data-rows': node.outputRows, 'data-ms': node.elapsedMs,
-      'data-id': node.id });
+      'data-self-ms': self, 'data-id': node.id });
     const line = el('div', { class: 'node-line' },
       el('span', { class: 'op', text: node.operator }),
       node.detail ? el('code', { class: 'detail', text: node.detail }) : null);
@@ -337,7 +369,7 @@
     if (node.outputRows >= 0 || node.elapsedMs >= 0) {
       li.appendChild(el('div', { class: 'bars' },
         bar('bar-rows', node.outputRows, maxRows, fmtInt(node.outputRows) + ' rows'),
-        bar('bar-ms', node.elapsedMs, maxMs, fmtMs(node.elapsedMs))));
+        bar('bar-ms', self, maxMs, 'self ' + fmtMs(self) + ' · total ' + fmtMs(node.elapsedMs))));
     }
     const scan = scans.get(node.id);
     if (scan) li.appendChild(scanDetail(scan));
@@ -398,6 +430,7 @@
           el('code', { class: 'after', text: s.after }))));
     }
     const empty = $('steps-empty');
+    empty.className = 'empty';
     empty.hidden = steps.length > 0;
     empty.textContent = p.simplified === false ? 'The simplifier was off for this run.'
       : 'No rewrite fired: the predicates were already in pushable form.';
@@ -407,29 +440,116 @@
   function renderLegend() {
     const lg = clear($('map-legend'));
     for (const [name, text] of OUTCOMES) {
-      lg.appendChild(el('span', { class: 'legend-item' }, el('span', { class: 'swatch o-' + name.toLowerCase() }),
+      lg.appendChild(el('span', { class: 'legend-item', 'data-outcome': name },
+        el('span', { class: 'swatch o-' + name.toLowerCase(), 'aria-hidden': 'true' }),
         document.createTextNode(text)));
     }
     lg.appendChild(el('span', { class: 'legend-item' }, el('span', { class: 'swatch oracle-swatch' }),
       document.createTextNode('oracle: holds a match')));
   }
 
-  function cellTitle(rg, scan) {
-    const lines = [rg.file + ' · row group ' + rg.index, fmtInt(rg.rows) + ' rows · ' + fmtBytes(rg.compressedBytes),
-      OUTCOME_TEXT[rg.outcome] || rg.outcome];
-    if (rg.pagesTotal > 0) lines.push('pages pruned: ' + rg.pagesPruned + ' of ' + rg.pagesTotal);
-    if (rg.rowsRead >= 0 && !String(rg.outcome).startsWith('PRUNED')) lines.push('rows read: ' + fmtInt(rg.rowsRead));
-    if (scan.oracle && rg.rowsMatching >= 0) lines.push('oracle: ' + fmtInt(rg.rowsMatching) + ' rows match');
-    for (const c of rg.stats || []) {
-      lines.push(c.column + ': min ' + (c.min ?? 'n/a') + ', max ' + (c.max ?? 'n/a') + ', nulls '
-        + (c.nullCount ?? 'n/a') + (c.hasDictionary ? ', dictionary' : '') + (c.hasBloomFilter ? ', bloom filter' : ''));
+  // ---------- the selected cell's facts ----------
+  function outcomeText(o) {
+    return OUTCOME_TEXT[o] || String(o);
+  }
+
+  /** A single row group's facts: [label, value] pairs, and its predicate columns' statistics. */
+  function rowGroupFacts(rg, scan) {
+    const facts = [['table', scan.table], ['file', rg.file], ['row group', String(rg.index)], ['rows', fmtInt(rg.rows)],
+      ['compressed', fmtBytes(rg.compressedBytes)], ['outcome', outcomeText(rg.outcome)]];
+    if (rg.pagesTotal > 0) facts.push(['pages pruned', fmtInt(rg.pagesPruned) + ' of ' + fmtInt(rg.pagesTotal)]);
+    const pruned = String(rg.outcome).startsWith('PRUNED');
+    facts.push(['rows read', pruned ? '0 (not read)' : fmtInt(rg.rowsRead)]);
+    if (scan.oracle && rg.rowsMatching >= 0) {
+      facts.push(['oracle', fmtInt(rg.rowsMatching) + (rg.rowsMatching === 1 ? ' row matches' : ' rows match')
+        + (rg.rowsMatching > 0 ? ' (holds a match)' : ' (no match: reading it was avoidable)')]);
+    } else {
+      facts.push(['oracle', 'off (tick "oracle" and run again to count the rows that really match)']);
     }
-    return lines.join('\n');
+    return facts;
+  }
+
+  function groupFacts(group, scan) {
+    const counts = {};
+    let rows = 0;
+    let matching = 0;
+    for (const rg of group) {
+      counts[rg.outcome] = (counts[rg.outcome] || 0) + 1;
+      rows += rg.rows;
+      if (rg.rowsMatching > 0) matching++;
+    }
+    const first = group[0];
+    const last = group[group.length - 1];
+    const facts = [['table', scan.table], ['row groups', fmtInt(group.length) + ': ' + first.file + ' #' + first.index
+      + ' … ' + last.file + ' #' + last.index], ['rows', fmtInt(rows)]];
+    for (const [o, text] of OUTCOMES) if (counts[o]) facts.push([text, fmtInt(counts[o])]);
+    facts.push(['oracle', scan.oracle ? fmtInt(matching) + ' hold a match' : 'off']);
+    return facts;
+  }
+
+  function summaryText(facts) {
+    return facts.map(([k, v]) => k + ': ' + v).join('; ');
+  }
+
+  function clearDetail() {
+    clear($('rg-detail')).appendChild(el('p', { class: 'empty',
+      text: 'Select a cell (click it, or Tab to it) to see its row group\'s facts here.' }));
+    for (const c of document.querySelectorAll('#rowgroup-map .rg.selected')) {
+      c.classList.remove('selected');
+      c.setAttribute('aria-pressed', 'false');
+    }
+  }
+
+  function showDetail(cell) {
+    if (!mapState || !cell || !cell.dataset.cell) return;
+    const entry = mapState.cells[Number(cell.dataset.cell)];
+    if (!entry) return;
+    for (const c of document.querySelectorAll('#rowgroup-map .rg.selected')) {
+      c.classList.remove('selected');
+      c.setAttribute('aria-pressed', 'false');
+    }
+    cell.classList.add('selected');
+    cell.setAttribute('aria-pressed', 'true');
+    const box = clear($('rg-detail'));
+    const single = entry.rg !== undefined;
+    box.setAttribute('data-outcome', cell.dataset.outcome);
+    box.appendChild(el('h3', null, el('span', { class: 'swatch o-' + String(cell.dataset.outcome).toLowerCase() }),
+      single ? entry.rg.file + ' · row group ' + entry.rg.index : fmtInt(entry.group.length) + ' row groups'));
+    const facts = single ? rowGroupFacts(entry.rg, entry.scan) : groupFacts(entry.group, entry.scan);
+    const dl = el('dl', { class: 'facts' });
+    for (const [k, v] of facts) {
+      dl.appendChild(el('dt', { text: k }));
+      dl.appendChild(el('dd', { 'data-fact': k, text: v }));
+    }
+    box.appendChild(dl);
+    if (single && (entry.rg.stats || []).length) {
+      const t = el('table', { class: 'grid small', id: 'rg-detail-stats' });
+      t.appendChild(el('tr', null, ...['column', 'min', 'max', 'nulls', 'dictionary', 'bloom filter']
+        .map((h) => el('th', { text: h }))));
+      for (const c of entry.rg.stats) {
+        t.appendChild(el('tr', { 'data-column': c.column }, el('td', { text: c.column }),
+          el('td', { class: 'min', text: c.min ?? 'n/a' }), el('td', { class: 'max', text: c.max ?? 'n/a' }),
+          el('td', { class: 'num', text: c.nullCount === null || c.nullCount === undefined ? 'n/a' : fmtInt(c.nullCount) }),
+          el('td', { text: yes(c.hasDictionary) }), el('td', { text: yes(c.hasBloomFilter) })));
+      }
+      box.appendChild(el('p', { class: 'muted small', text: 'Statistics of the filtered columns in this row group:' }));
+      box.appendChild(t);
+    }
+  }
+
+  function cellAttrs(cls, outcome, index, label) {
+    // one cell per grid is in the Tab order (the first); the arrow keys move between the others
+    return { class: cls, 'data-outcome': outcome, 'data-cell': index, tabindex: -1, role: 'button',
+      'aria-pressed': 'false', 'aria-label': label };
   }
 
   function singleCell(rg, scan) {
-    const c = el('div', { class: 'rg o-' + String(rg.outcome).toLowerCase(), 'data-outcome': rg.outcome,
-      'data-file': rg.file, 'data-index': rg.index, title: cellTitle(rg, scan) });
+    const index = mapState.cells.push({ rg, scan }) - 1;
+    const c = el('div', cellAttrs('rg o-' + String(rg.outcome).toLowerCase(), rg.outcome, index,
+      summaryText(rowGroupFacts(rg, scan))));
+    c.setAttribute('data-file', rg.file);
+    c.setAttribute('data-index', rg.index);
+    c.setAttribute('data-rows', rg.rows);
     if (rg.outcome === 'READ_PAGES_PRUNED' && rg.pagesTotal > 0) {
       const shade = el('div', { class: 'shade' });
       shade.style.height = (100 * rg.pagesPruned / rg.pagesTotal).toFixed(1) + '%';
@@ -445,23 +565,16 @@
 
   function aggregateCell(group, scan) {
     const counts = {};
-    let rows = 0;
     let matching = 0;
     for (const rg of group) {
       counts[rg.outcome] = (counts[rg.outcome] || 0) + 1;
-      rows += rg.rows;
       if (rg.rowsMatching > 0) matching++;
     }
     let major = group[0].outcome;
     for (const [o, n] of Object.entries(counts)) if (n > counts[major]) major = o;
-    const first = group[0];
-    const last = group[group.length - 1];
-    const lines = [group.length + ' row groups: ' + first.file + ' #' + first.index + ' … ' + last.file + ' #' + last.index,
-      fmtInt(rows) + ' rows'];
-    for (const [o] of OUTCOMES) if (counts[o]) lines.push(counts[o] + ' ' + OUTCOME_TEXT[o]);
-    if (scan.oracle) lines.push('oracle: ' + matching + ' hold a match');
-    const c = el('div', { class: 'rg agg o-' + major.toLowerCase(), 'data-outcome': major,
-      'data-count': group.length, title: lines.join('\n') });
+    const index = mapState.cells.push({ group, scan }) - 1;
+    const c = el('div', cellAttrs('rg agg o-' + major.toLowerCase(), major, index, summaryText(groupFacts(group, scan))));
+    c.setAttribute('data-count', group.length);
     if (scan.oracle) {
       c.setAttribute('data-oracle', matching > 0 ? 'match' : 'none');
       c.classList.add(matching > 0 ? 'oracle-match' : 'oracle-none');
@@ -473,7 +586,8 @@
     const box = clear($('rowgroup-map'));
     const scans = (p.scans || []).filter((s) => s.rowGroups);
     const largest = scans.reduce((m, s) => Math.max(m, s.rowGroups.length), 0);
-    mapState = { scans, largest, k: Math.max(1, Math.ceil(largest / MAX_CELLS)), offset: 0 };
+    mapState = { scans, largest, k: Math.max(1, Math.ceil(largest / MAX_CELLS)), offset: 0, cells: [] };
+    clearDetail();
     setupZoom();
     if (!scans.length) {
       box.appendChild(el('p', { class: 'empty', text: 'This query scanned no Parquet table.' }));
@@ -498,6 +612,8 @@
   function drawMap() {
     const box = clear($('rowgroup-map'));
     const { scans, k } = mapState;
+    mapState.cells = [];
+    clearDetail();
     let windowMax = 0;
     for (const scan of scans) {
       const section = el('div', { class: 'map-scan', 'data-table': scan.table });
@@ -519,17 +635,19 @@
       for (let i = from; i < to; i++) {
         if (k === 1) {
           const rg = scan.rowGroups[i];
-          if (rg.file !== file && file !== null) grid.appendChild(el('span', { class: 'file-break', title: rg.file }));
+          if (rg.file !== file && file !== null) grid.appendChild(el('span', { class: 'file-break', 'aria-hidden': 'true' }));
           file = rg.file;
           grid.appendChild(singleCell(rg, scan));
         } else {
           grid.appendChild(aggregateCell(scan.rowGroups.slice(i * k, (i + 1) * k), scan));
         }
       }
+      const firstCell = grid.querySelector('.rg');
+      if (firstCell) firstCell.tabIndex = 0;
       section.appendChild(grid);
       if (k > 1 || cells > MAX_CELLS) {
         section.appendChild(el('p', { class: 'muted small', text: 'cells ' + fmtInt(from + 1) + '–' + fmtInt(to)
-          + ' of ' + fmtInt(cells) + (k > 1 ? ', ' + k + ' row groups per cell (majority colour; counts on hover)' : '') }));
+          + ' of ' + fmtInt(cells) + (k > 1 ? ', ' + k + ' row groups per cell (majority outcome; select a cell for its counts)' : '') }));
       }
       box.appendChild(section);
     }
@@ -563,6 +681,7 @@
     const sql = $('sql').value;
     if (!sql.trim()) return;
     clearError();
+    clearRun();
     const id = newQueryId();
     setRunning(id, 'Running with the simplifier on and off…');
     const view = $('compare-view');
@@ -587,11 +706,20 @@
         el('button', { type: 'button', id: 'compare-close', text: 'Close' })));
       view.appendChild(t);
       $('compare-close').addEventListener('click', () => { view.hidden = true; });
+      // the panels show the run with the simplifier on (a comparison returns no rows)
+      $('results').appendChild(el('caption', { class: 'empty', text: 'A comparison returns no rows: Run shows them.' }));
+      renderPlan(r.on.profile || {});
+      renderSteps(r.on.profile || {});
+      renderMap(r.on.profile || {});
       $('status').textContent = 'Compared: ' + fmtInt(on.read) + ' row groups read with the simplifier, '
         + fmtInt(off.read) + ' without.';
     } catch (e) {
       $('status').textContent = 'Failed.';
-      showError(e.err.message ? e.err : { message: e.message });
+      const err = e.err.message ? e.err : { message: e.message };
+      showError(err);
+      showFailure('The comparison failed: ' + err.message);
+      view.hidden = false;
+      view.appendChild(el('p', { class: 'failed', id: 'compare-failed', text: 'The comparison failed: ' + err.message }));
     } finally {
       setRunning(null);
     }
@@ -608,14 +736,51 @@
       t.appendChild(el('tr', null, el('th', { text: 'table' }), el('th', { text: 'rows' }), el('th', { text: 'size' }),
         el('th', { text: 'files' })));
       for (const tb of list) {
+        if (tb.error) continue; // listed under "Not served" with the reason
         const b = el('button', { type: 'button', class: 'link', 'data-table': tb.name, text: tb.name });
         b.addEventListener('click', () => showTable(tb.name));
         t.appendChild(el('tr', { 'data-table': tb.name }, el('td', null, b), el('td', { class: 'num', text: fmtInt(tb.rows) }),
           el('td', { class: 'num', text: fmtBytes(tb.bytes) }), el('td', { class: 'num', text: fmtInt(tb.files) })));
       }
+      if (!list.some((tb) => !tb.error)) {
+        t.appendChild(el('tr', null, el('td', { class: 'empty', colspan: 4,
+          text: 'No table is served: put *.parquet files (or directories of them) in the data directory.' })));
+      }
     } catch (e) {
       t.appendChild(el('tr', null, el('td', { class: 'error-text', text: e.message })));
     }
+    loadUnserved();
+  }
+
+  // What the data directory holds that is not served, with the reason (the server's log says the same at start-up).
+  let unserved = null;
+  async function loadUnserved() {
+    const box = clear($('unserved'));
+    try {
+      unserved = await api('GET', 'api/unserved');
+    } catch (e) {
+      box.appendChild(el('p', { class: 'error-text', text: e.message }));
+      return;
+    }
+    const { files = [], tables = [], columns = [] } = unserved;
+    box.appendChild(el('h3', { text: 'Not served' }));
+    if (!files.length && !tables.length && !columns.length) {
+      box.appendChild(el('p', { class: 'muted', id: 'unserved-none', text: 'Every file and column of the data directory is served.' }));
+      return;
+    }
+    const list = el('ul', { class: 'unserved-list' });
+    for (const f of files) {
+      list.appendChild(el('li', { 'data-kind': 'file', 'data-name': f.name }, el('code', { text: f.name }), ' — ' + f.reason));
+    }
+    for (const tb of tables) {
+      list.appendChild(el('li', { 'data-kind': 'table', 'data-name': tb.name }, 'table ', el('code', { text: tb.name }),
+        ' — ' + tb.reason));
+    }
+    for (const c of columns) {
+      list.appendChild(el('li', { 'data-kind': 'column', 'data-name': c.table + '.' + c.column }, 'column ',
+        el('code', { text: c.table + '.' + c.column }), ' — not supported: ' + c.reason + ' (the table\'s other columns are served)'));
+    }
+    box.appendChild(list);
   }
 
   function yes(b) { return b ? 'yes' : 'no'; }
@@ -660,6 +825,11 @@
         el('td', { class: 'num', text: fmtBytes(c.compressedBytes) }), el('td', { class: 'num', text: fmtBytes(c.uncompressedBytes) })));
     }
     box.appendChild(el('div', { class: 'results-wrap' }, ct));
+    const notRead = ((unserved && unserved.columns) || []).filter((c) => c.table === d.name);
+    if (notRead.length) {
+      box.appendChild(el('p', { class: 'unsupported', id: 'table-unsupported' }, 'Not served (Quiver cannot read them yet): '
+        + notRead.map((c) => c.column + ' (' + c.reason + ')').join(', ') + '.'));
+    }
     box.appendChild(el('h3', { text: 'Files and row groups' }));
     for (const f of d.files || []) {
       const det = el('details', { class: 'file' });
@@ -696,6 +866,39 @@
   }
 
   // ---------- benchmarks ----------
+  // The result files as pages for users: a readable title, one line on what was measured, the chart, the summary
+  // tables. The files' prose (commands, machines, development notes) stays in bench/results for developers.
+  const BENCH_PAGES = [
+    ['pruning.md', 'Pruning', 'How much row-group and page pruning saves on TPC-H lineitem (scale factor 1), by data '
+      + 'layout, next to DuckDB on the same files.'],
+    ['tpch.md', 'TPC-H', 'The TPC-H queries at scale factor 1: Quiver\'s times next to DuckDB\'s on the same Parquet files.'],
+    ['tpcds.md', 'TPC-DS', 'The TPC-DS queries at scale factor 1: Quiver\'s times next to DuckDB\'s on the same Parquet files.'],
+    ['scaling.md', 'Scaling', 'The pruning queries at scale factors 1 and 10: how each engine\'s time grows with the data.'],
+    ['scaleout.md', 'Scale-out', 'One query\'s result read through several endpoints and replicas at once.'],
+    ['scaleout-spark.md', 'Spark over Quiver', 'Spark SQL reading through Quiver, next to Spark\'s own Parquet reader.'],
+    ['load.md', 'Load', 'Many clients at once: throughput and latency under the per-user limits.'],
+    ['inlist.md', 'IN lists', 'Filtering a string column by a constant IN list of many items.'],
+    ['floor.md', 'Per-query floor', 'What the smallest query (SELECT 1) costs from a client, end to end.'],
+    ['profile.md', 'Where the time goes', 'Where full-scan queries spend their CPU: decompressing, decoding, filtering, '
+      + 'sending.'],
+    ['jmh.md', 'Micro-benchmarks', 'JMH micro-benchmarks of Parquet decoding and of the filter and aggregate kernels.'],
+    ['targets.md', 'Targets', 'Where Quiver stands against its performance targets.'],
+  ];
+  /** Development notes, not for users: "this branch", commit ids, load averages. */
+  const DEV_NOTE = /this branch|load average|\bcommit\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b/i;
+
+  function benchTitle(name) {
+    const known = BENCH_PAGES.find(([file]) => file === name);
+    if (known) return known[1];
+    const base = name.replace(/\.[a-z]+$/i, '').replace(/[-_]+/g, ' ');
+    return base.charAt(0).toUpperCase() + base.slice(1);
+  }
+
+  function benchOrder(name) {
+    const i = BENCH_PAGES.findIndex(([file]) => file === name);
+    return i < 0 ? BENCH_PAGES.length : i;
+  }
+
   let benchLoaded = false;
   async function loadBench() {
     if (benchLoaded) return;
@@ -703,34 +906,34 @@
     try {
       const list = await api('GET', 'api/bench');
       benchLoaded = true;
-      for (const item of list) {
-        const b = el('button', { type: 'button', class: 'bench-item', 'data-name': item.name, text: item.name });
-        b.addEventListener('click', () => showBench(item, b));
+      const names = new Set(list.map((i) => i.name));
+      // a chart is shown on its results' page, not as a page of its own
+      const pages = list.filter((i) => !(/\.svg$/i.test(i.name) && names.has(i.name.replace(/\.svg$/i, '.md'))))
+        .sort((a, b) => benchOrder(a.name) - benchOrder(b.name) || a.name.localeCompare(b.name));
+      for (const item of pages) {
+        const b = el('button', { type: 'button', class: 'bench-item', 'data-name': item.name, text: benchTitle(item.name) });
+        b.addEventListener('click', () => showBench(item, b, names));
         nav.appendChild(b);
       }
-      const first = list.find((i) => i.name === 'pruning.md') || list[0];
-      if (first) showBench(first, nav.querySelector('[data-name="' + CSS.escape(first.name) + '"]'));
+      const first = pages[0];
+      if (first) showBench(first, nav.firstChild, names);
     } catch (e) {
       nav.appendChild(el('p', { class: 'error-text', text: e.message }));
     }
   }
 
-  function chart(name) {
-    // /api/bench/<file> is public build output (like /static/), so an <img> loads it; an SVG in <img> runs no script
-    const img = el('img', { id: 'bench-chart', class: 'chart', alt: name + ' chart' });
-    img.src = 'api/bench/' + encodeURIComponent(name);
-    return img;
-  }
-
-  async function showBench(item, button) {
+  async function showBench(item, button, names) {
     for (const b of document.querySelectorAll('.bench-item')) b.classList.toggle('active', b === button);
     const view = clear($('bench-view'));
     view.setAttribute('data-name', item.name);
-    if (item.kind === 'svg' || /\.svg$/i.test(item.name)) {
-      view.appendChild(el('h2', { text: item.name }));
-      view.appendChild(chart(item.name));
-      return;
-    }
+    view.appendChild(el('h2', { text: benchTitle(item.name) }));
+    const known = BENCH_PAGES.find(([file]) => file === item.name);
+    if (known) view.appendChild(el('p', { class: 'bench-about', text: known[2] }));
+    const svgName = /\.svg$/i.test(item.name) ? item.name : item.name.replace(/\.md$/i, '.svg');
+    const chartBox = el('div', { class: 'chart-box' });
+    view.appendChild(chartBox);
+    if (names.has(svgName)) showChart(svgName, chartBox);
+    if (svgName === item.name) return;
     let r;
     try {
       r = await api('GET', 'api/bench/' + encodeURIComponent(item.name));
@@ -739,13 +942,64 @@
       return;
     }
     const text = typeof r.text === 'string' ? r.text : '';
-    if (item.kind === 'markdown' || /\.md$/i.test(item.name)) renderMarkdown(text, view);
+    if (item.kind === 'markdown' || /\.md$/i.test(item.name)) renderMarkdown(text, view, true);
     else view.appendChild(el('pre', null, el('code', { text })));
-    // the chart of the same name under the page's title
-    const svgName = item.name.replace(/\.md$/i, '.svg');
-    if (svgName !== item.name && document.querySelector('.bench-item[data-name="' + CSS.escape(svgName) + '"]')) {
-      view.insertBefore(chart(svgName), view.children[1] || null);
+  }
+
+  // A chart drawn inline (so that its text can be measured): only shapes and text are copied from the file, with
+  // plain attributes; then its view box grows to hold everything drawn, so that no label is cut.
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const SVG_TAGS = new Set(['g', 'text', 'tspan', 'rect', 'line', 'polyline', 'polygon', 'path', 'circle', 'title']);
+  const SVG_ATTRS = new Set(['x', 'y', 'x1', 'y1', 'x2', 'y2', 'dx', 'dy', 'width', 'height', 'rx', 'ry', 'cx', 'cy', 'r',
+    'd', 'points', 'fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'fill-opacity', 'font-size',
+    'font-family', 'font-weight', 'text-anchor', 'dominant-baseline', 'transform']);
+
+  function copySvg(from, to) {
+    for (const c of from.childNodes) {
+      if (c.nodeType === Node.TEXT_NODE) {
+        to.appendChild(document.createTextNode(c.nodeValue));
+      } else if (c.nodeType === Node.ELEMENT_NODE && SVG_TAGS.has(c.localName)) {
+        const e = document.createElementNS(SVG_NS, c.localName);
+        for (const a of c.attributes) {
+          if (SVG_ATTRS.has(a.name) && !/url\s*\(|script:/i.test(a.value)) e.setAttribute(a.name, a.value);
+        }
+        to.appendChild(copySvg(c, e));
+      }
     }
+    return to;
+  }
+
+  async function showChart(name, box) {
+    let r;
+    try {
+      r = await api('GET', 'api/bench/' + encodeURIComponent(name));
+    } catch (e) {
+      box.appendChild(el('p', { class: 'error-text', text: e.message }));
+      return;
+    }
+    const parsed = new DOMParser().parseFromString(String(r.text || ''), 'image/svg+xml').documentElement;
+    if (!parsed || parsed.localName !== 'svg') return;
+    const svg = document.createElementNS(SVG_NS, 'svg');
+    svg.setAttribute('id', 'bench-chart');
+    svg.setAttribute('class', 'chart');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', benchTitle(name.replace(/\.svg$/i, '.md')) + ' chart');
+    for (const a of ['font-family', 'font-size']) if (parsed.getAttribute(a)) svg.setAttribute(a, parsed.getAttribute(a));
+    copySvg(parsed, svg);
+    box.appendChild(svg);
+    fitSvg(svg, Number(parsed.getAttribute('width')) || 0, Number(parsed.getAttribute('height')) || 0);
+  }
+
+  function fitSvg(svg, width, height) {
+    const pad = 6;
+    const b = svg.getBBox();
+    const x0 = Math.min(0, b.x - pad);
+    const y0 = Math.min(0, b.y - pad);
+    const x1 = Math.max(width, b.x + b.width + pad);
+    const y1 = Math.max(height, b.y + b.height + pad);
+    svg.setAttribute('viewBox', [x0, y0, x1 - x0, y1 - y0].map((v) => Math.ceil(v)).join(' '));
+    svg.setAttribute('width', String(Math.ceil(x1 - x0)));
+    svg.setAttribute('height', String(Math.ceil(y1 - y0)));
   }
 
   // A tiny, safe markdown renderer: headings, paragraphs, bullet lists, pipe tables, `code`, **bold**, [text](url)
@@ -779,13 +1033,16 @@
     return cells;
   }
 
-  function renderMarkdown(src, target) {
+  // summaryOnly: the tables alone, each under its section's heading (the first heading, the file's title, left out),
+  // rows and headings that are development notes dropped
+  function renderMarkdown(src, target, summaryOnly) {
     const lines = String(src).replace(/\r\n?/g, '\n').split('\n');
+    let heading = null;
     const isSep = (l) => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(l);
     let i = 0;
     let para = [];
     const flush = () => {
-      if (para.length) target.appendChild(inline(para.join(' '), el('p')));
+      if (para.length && !summaryOnly) target.appendChild(inline(para.join(' '), el('p')));
       para = [];
     };
     while (i < lines.length) {
@@ -793,7 +1050,10 @@
       const h = /^(#{1,6})\s+(.*)$/.exec(line);
       if (h) {
         flush();
-        target.appendChild(inline(h[2].replace(/\s+#+\s*$/, ''), el('h' + Math.min(6, h[1].length + 1))));
+        const text = h[2].replace(/\s+#+\s*$/, '');
+        const level = 'h' + Math.min(6, h[1].length + 1);
+        if (!summaryOnly) target.appendChild(inline(text, el(level)));
+        else heading = h[1].length > 1 && !DEV_NOTE.test(text) ? inline(text.replace(/\s*\(issue \d+\)/gi, ''), el('h3')) : null;
         i++;
       } else if (line.includes('|') && i + 1 < lines.length && isSep(lines[i + 1])) {
         flush();
@@ -805,12 +1065,15 @@
         const body = el('tbody');
         i += 2;
         while (i < lines.length && lines[i].includes('|') && lines[i].trim() !== '') {
+          if (summaryOnly && DEV_NOTE.test(lines[i])) { i++; continue; }
           const tr = el('tr');
           splitRow(lines[i]).forEach((c, j) => tr.appendChild(inline(c, el('td', { class: 'al-' + (aligns[j] || 'left') }))));
           body.appendChild(tr);
           i++;
         }
         table.appendChild(body);
+        if (heading) target.appendChild(heading);
+        heading = null;
         target.appendChild(el('div', { class: 'results-wrap' }, table));
       } else if (/^\s*[-*]\s+/.test(line)) {
         flush();
@@ -819,14 +1082,14 @@
           ul.appendChild(inline(lines[i].replace(/^\s*[-*]\s+/, ''), el('li')));
           i++;
         }
-        target.appendChild(ul);
+        if (!summaryOnly) target.appendChild(ul);
       } else if (/^```/.test(line)) {
         flush();
         const buf = [];
         i++;
         while (i < lines.length && !/^```/.test(lines[i])) buf.push(lines[i++]);
         i++;
-        target.appendChild(el('pre', null, el('code', { text: buf.join('\n') })));
+        if (!summaryOnly) target.appendChild(el('pre', null, el('code', { text: buf.join('\n') })));
       } else if (line.trim() === '') {
         flush();
         i++;
@@ -861,6 +1124,12 @@
       const o = el('option', { value: s.sql, text: s.name });
       sel.appendChild(o);
     }
+    // the first sample fills an empty editor: it names tables this server serves
+    const first = (info.samples || [])[0];
+    if (first && !$('sql').value.trim()) {
+      $('sql').value = first.sql;
+      sel.value = first.sql;
+    }
     updateGutter();
   }
 
@@ -893,6 +1162,26 @@
         ev.preventDefault();
         ta.setRangeText('  ', ta.selectionStart, ta.selectionEnd, 'end');
         updateGutter();
+      }
+    });
+    const map = $('rowgroup-map');
+    map.addEventListener('click', (ev) => showDetail(ev.target.closest('.rg')));
+    map.addEventListener('focusin', (ev) => showDetail(ev.target.closest('.rg')));
+    map.addEventListener('keydown', (ev) => {
+      const cell = ev.target.closest('.rg');
+      if (!cell) return;
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        showDetail(cell);
+      } else if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
+        ev.preventDefault();
+        const cells = Array.from(cell.parentNode.querySelectorAll('.rg'));
+        const next = cells[cells.indexOf(cell) + (ev.key === 'ArrowRight' ? 1 : -1)];
+        if (next) {
+          cell.tabIndex = -1;
+          next.tabIndex = 0;
+          next.focus();
+        }
       }
     });
     $('map-zoom').addEventListener('change', () => {

@@ -304,13 +304,13 @@ public final class PruningBenchmark {
       Result r = results.get(i);
       double ratio = r.quiverMedian() / r.duckMedian();
       int y = 30 + i * rowH;
-      int w = (int) ((width - left - 20) * ratio / max);
+      int w = (int) ((width - left - 60) * ratio / max);
       sb.append(String.format(Locale.ROOT, "<text x='10' y='%d'>%s · %s</text>%n", y + 12, r.layout(), r.query().name()));
       sb.append(String.format(Locale.ROOT, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'/>%n", left, y, Math.max(1, w),
           rowH - 4, ratio <= 1 ? "#2b8a3e" : "#c92a2a"));
       sb.append(String.format(Locale.ROOT, "<text x='%d' y='%d'>%.2f</text>%n", left + w + 4, y + 12, ratio));
     }
-    int one = left + (int) ((width - left - 20) / max);
+    int one = left + (int) ((width - left - 60) / max);
     sb.append(String.format(Locale.ROOT, "<line x1='%d' y1='24' x2='%d' y2='%d' stroke='black' stroke-dasharray='3,3'/>%n", one, one, h));
     return sb.append("</svg>\n").toString();
   }

@@ -193,12 +193,78 @@ class ConsoleBrowserTest {
     assertThat(outcomes.stream().filter("READ_PAGES_PRUNED"::equals).count()).isEqualTo(1);
     WebElement read = rgs.get(outcomes.indexOf("READ_PAGES_PRUNED"));
     assertThat(read.findElements(By.cssSelector(".shade"))).as("the pruned pages shaded").hasSize(1);
-    assertThat(read.getAttribute("title")).contains("pages pruned").contains("l_shipdate: min ");
-    String pruned = rgs.get(outcomes.indexOf("PRUNED_STATISTICS")).getAttribute("title");
-    assertThat(pruned).contains("row group").contains("pruned by statistics").contains("l_shipdate: min ");
     // each outcome's colour comes from the stylesheet: pruned and read cells differ
     assertThat(rgs.get(outcomes.indexOf("PRUNED_STATISTICS")).getCssValue("background-color"))
         .isNotEqualTo(read.getCssValue("background-color")).isNotEqualTo("rgba(0, 0, 0, 0)");
+  }
+
+  @Test
+  void theMapsKeyStatesAreColourBlindSafeAndNotToldByColourAlone() {
+    runInPage(PRUNING);
+    waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
+    WebElement pruned = driver.findElement(By.cssSelector("#rowgroup-map div.rg[data-outcome=PRUNED_STATISTICS]"));
+    WebElement read = driver.findElement(By.cssSelector("#rowgroup-map div.rg[data-outcome=READ_PAGES_PRUNED]"));
+    // not the green / red pair a red-green colour-blind reader cannot tell apart: Okabe-Ito blue and orange
+    for (WebElement cell : List.of(pruned, read)) {
+      assertThat(cell.getCssValue("background-color")).isNotIn("rgba(18, 183, 106, 1)", "rgba(240, 68, 56, 1)",
+          "rgba(247, 144, 9, 1)");
+    }
+    assertThat(pruned.getCssValue("background-color")).isEqualTo("rgba(0, 114, 178, 1)");
+    assertThat(read.getCssValue("background-color")).isEqualTo("rgba(240, 192, 74, 1)");
+    // and a pattern and a letter besides the colour: pruned cells are hatched and marked "S", read ones are solid
+    assertThat(pruned.getCssValue("background-image")).contains("repeating-linear-gradient");
+    assertThat(read.getCssValue("background-image")).isEqualTo("none");
+    assertThat(pseudoContent(pruned)).isEqualTo("\"S\"");
+    assertThat(pseudoContent(read)).isIn("none", "normal");
+    // the legend draws each state as the map does
+    WebElement legend = driver.findElement(By.cssSelector("#map-legend [data-outcome=PRUNED_STATISTICS] .swatch"));
+    assertThat(legend.getCssValue("background-color")).isEqualTo(pruned.getCssValue("background-color"));
+    assertThat(legend.getCssValue("background-image")).isEqualTo(pruned.getCssValue("background-image"));
+    assertThat(pseudoContent(legend)).isEqualTo("\"S\"");
+  }
+
+  private String pseudoContent(WebElement e) {
+    return (String) ((JavascriptExecutor) driver).executeScript(
+        "return getComputedStyle(arguments[0], '::after').content;", e);
+  }
+
+  @Test
+  void aSelectedCellsFactsShowInAVisiblePanel() throws SQLException {
+    byId("oracle").click();
+    runInPage(PRUNING);
+    waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
+    WebElement read = driver.findElement(By.cssSelector("#rowgroup-map div.rg[data-outcome=READ_PAGES_PRUNED]"));
+    assertThat(read.getDomAttribute("title")).as("no tooltip: the facts are in the panel").isNull();
+    assertThat(read.getAttribute("role")).isEqualTo("button");
+    assertThat(read.getAttribute("aria-label")).contains("rows:");
+    read.click();
+    WebElement detail = byId("rg-detail");
+    assertThat(detail.isDisplayed()).isTrue();
+    assertThat(read.getAttribute("aria-pressed")).isEqualTo("true");
+    long rows = Long.parseLong(read.getAttribute("data-rows"));
+    assertThat(fact("rows")).isEqualTo(String.format(java.util.Locale.ROOT, "%,d", rows));
+    assertThat(fact("row group")).isEqualTo(read.getAttribute("data-index"));
+    assertThat(fact("file")).isEqualTo(read.getAttribute("data-file"));
+    assertThat(fact("outcome")).isEqualTo("read, pages pruned (hatched part)");
+    assertThat(fact("pages pruned")).matches("\\d+ of \\d+");
+    assertThat(Long.parseLong(fact("rows read").replace(",", ""))).isBetween(1L, rows);
+    assertThat(fact("oracle")).startsWith("3,651 rows match");
+    WebElement stats = driver.findElement(By.cssSelector("#rg-detail-stats tr[data-column=l_shipdate]"));
+    assertThat(stats.findElement(By.className("min")).getText()).matches("\\d{4}-\\d\\d-\\d\\d");
+    assertThat(stats.findElement(By.className("max")).getText()).matches("\\d{4}-\\d\\d-\\d\\d");
+
+    // keyboard: focusing a pruned cell shows its facts
+    WebElement pruned = driver.findElement(By.cssSelector("#rowgroup-map div.rg[data-outcome=PRUNED_STATISTICS]"));
+    ((JavascriptExecutor) driver).executeScript("arguments[0].focus();", pruned);
+    waitFor(d -> "pruned by statistics (min/max)".equals(fact("outcome")));
+    assertThat(fact("rows read")).startsWith("0");
+    assertThat(fact("oracle")).startsWith("0 rows match");
+    assertThat(fact("row group")).isEqualTo(pruned.getAttribute("data-index"));
+  }
+
+  private String fact(String name) {
+    List<WebElement> dd = driver.findElements(By.cssSelector("#rg-detail dd[data-fact='" + name + "']"));
+    return dd.isEmpty() ? null : dd.get(0).getText();
   }
 
   @Test
@@ -236,6 +302,71 @@ class ConsoleBrowserTest {
     int offset = "SELECT l_orderkey\nFROM lineitem\n".length() + Integer.parseInt(expected.group(2)) - 1;
     assertThat(start.intValue()).isEqualTo(offset);
     assertThat(driver.findElement(By.cssSelector("#gutter .ln.err")).getText()).isEqualTo(expected.group(1));
+  }
+
+  @Test
+  void aFailedQueryResetsEveryPanelAndSaysWhy() {
+    runInPage(PRUNING);
+    waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
+    byId("compare").click();
+    waitFor(d -> byId("compare-view").isDisplayed() && byId("run").isEnabled());
+    driver.findElement(By.cssSelector("#rowgroup-map div.rg")).click();
+    assertThat(driver.findElements(By.cssSelector("#rg-detail dd"))).isNotEmpty();
+
+    runInPage("SELECT no_such_column FROM lineitem");
+    assertThat(byId("error").isDisplayed()).isTrue();
+    assertThat(byId("compare-view").isDisplayed()).as("the earlier comparison is gone").isFalse();
+    assertThat(driver.findElements(By.cssSelector("#rowgroup-map div.rg"))).isEmpty();
+    assertThat(driver.findElements(By.cssSelector("#plan li"))).isEmpty();
+    assertThat(driver.findElements(By.cssSelector("#steps li"))).isEmpty();
+    assertThat(driver.findElements(By.cssSelector("#rg-detail dd"))).isEmpty();
+    for (String panel : List.of("#results caption", "#plan p", "#steps-empty", "#rowgroup-map p")) {
+      WebElement e = driver.findElement(By.cssSelector(panel));
+      assertThat(e.isDisplayed()).as(panel).isTrue();
+      assertThat(e.getText()).as(panel).startsWith("The query failed").contains("no_such_column")
+          .doesNotContain("Waiting");
+      assertThat(e.getAttribute("class")).as(panel).contains("failed");
+    }
+
+    // a comparison that fails says so too, and the panels do not keep an earlier query's
+    runInPage(PRUNING);
+    waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
+    setSql("SELECT count(*) FROM no_such_table");
+    byId("compare").click();
+    waitFor(d -> byId("run").isEnabled() && byId("error").isDisplayed());
+    assertThat(byId("compare-failed").getText()).contains("no_such_table");
+    assertThat(driver.findElements(By.cssSelector("#rowgroup-map div.rg"))).isEmpty();
+    assertThat(byId("plan").getText()).startsWith("The comparison failed");
+  }
+
+  @Test
+  void planBarsShowEachOperatorsOwnTimeBesideItsTotal() {
+    new Select(byId("samples")).selectContaining("revenue by nation");
+    byId("run").click();
+    waitFor(d -> byId("run").isEnabled() && !byId("results").getText().isEmpty());
+    @SuppressWarnings("unchecked")
+    List<List<Object>> nodes = (List<List<Object>>) ((JavascriptExecutor) driver).executeScript(
+        "return Array.from(document.querySelectorAll('#plan [data-tree=physical] li[data-operator]'), li => ["
+            + "Number(li.dataset.ms), Number(li.dataset.selfMs), "
+            + "Array.from(li.querySelectorAll(':scope > ul > li')).map(c => Number(c.dataset.ms)), "
+            + "li.querySelector(':scope > .bars .bar-ms .bar-label').textContent]);");
+    assertThat(nodes.size()).isGreaterThan(5);
+    int parents = 0;
+    for (List<Object> n : nodes) {
+      double total = ((Number) n.get(0)).doubleValue();
+      double self = ((Number) n.get(1)).doubleValue();
+      double children = 0;
+      for (Object c : (List<?>) n.get(2)) children += Math.max(0, ((Number) c).doubleValue());
+      assertThat(self).as("self time never exceeds the total: " + n).isBetween(0.0, total);
+      assertThat(self).as("self = total - children's totals: " + n).isCloseTo(Math.max(0, total - children),
+          org.assertj.core.data.Offset.offset(1e-6));
+      assertThat((String) n.get(3)).matches("self [0-9.]+ m?s · total [0-9.]+ m?s");
+      if (children > 0) {
+        parents++;
+        assertThat(self).as("a parent's own time leaves out its children's: " + n).isLessThan(total);
+      }
+    }
+    assertThat(parents).isGreaterThan(2);
   }
 
   @Test
@@ -277,12 +408,12 @@ class ConsoleBrowserTest {
     assertThat(onRead).as("the simplifier makes the predicate pushable: fewer row groups read").isLessThan(offRead);
   }
 
-  /** The map's cells as {@code [data-outcome, data-count, data-index, title]} lists, in one round trip. */
+  /** The map's cells as {@code [data-outcome, data-count, data-index, aria-label]} lists, in one round trip. */
   @SuppressWarnings("unchecked")
   private List<List<String>> mapCells() {
     return (List<List<String>>) ((JavascriptExecutor) driver).executeScript(
         "return Array.from(document.querySelectorAll('#rowgroup-map div.rg'), c => [c.getAttribute('data-outcome'), "
-            + "c.getAttribute('data-count'), c.getAttribute('data-index'), c.title]);");
+            + "c.getAttribute('data-count'), c.getAttribute('data-index'), c.getAttribute('aria-label')]);");
   }
 
   @Test
@@ -330,6 +461,98 @@ class ConsoleBrowserTest {
     }
   }
 
+  // ---- the user's own data -------------------------------------------------------------------------------------
+
+  /** The sample queries of the page now, as [text, sql]. */
+  private List<String[]> pageSamples() {
+    return byId("samples").findElements(By.tagName("option")).stream().filter(o -> !o.getAttribute("value").isEmpty())
+        .map(o -> new String[] {o.getText(), o.getAttribute("value")}).collect(Collectors.toList());
+  }
+
+  @Test
+  void onTheUsersOwnFilesTheSamplesAndTheFirstQueryWorkAndWhatIsNotServedIsNamed(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    // a newcomer's directory: a table whose name needs quotes, sorted by id in row groups of 2,048, with a LIST column;
+    // a CSV, notes and a file named .parquet that is not Parquet
+    try (Connection duck = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+        java.sql.Statement st = duck.createStatement()) {
+      st.execute("COPY (SELECT i AS id, DATE '2024-01-01' + (i % 365)::INTEGER AS day, "
+          + "['a', 'b', 'c'][1 + i % 3] AS kind, [i, i + 1] AS tags FROM range(20480) t(i) ORDER BY i) TO '"
+          + dir.resolve("my.data.parquet") + "' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+    }
+    Files.writeString(dir.resolve("notes.txt"), "hello\n");
+    Files.writeString(dir.resolve("data.csv"), "a,b\n1,2\n");
+    Files.writeString(dir.resolve("fake.parquet"), "not parquet at all\n");
+    try (TestServer own = TestServer.startWithConsole(dir)) {
+      driver.get(own.consoleUrl());
+      waitFor(d -> byId("samples").findElements(By.tagName("option")).size() > 1);
+      String first = byId("sql").getAttribute("value");
+      assertThat(first).as("the pre-filled query names a table served here").contains("\"my.data\"")
+          .doesNotContain("lineitem");
+      List<String[]> samples = pageSamples();
+      assertThat(samples).hasSizeGreaterThanOrEqualTo(4);
+      for (String[] sample : samples) {
+        assertThat(sample[1]).doesNotContain("lineitem").doesNotContain("events");
+      }
+      // the first Run works, then every sample
+      byId("run").click();
+      waitFor(d -> byId("run").isEnabled() && (byId("error").isDisplayed() || !byId("results").getText().isEmpty()));
+      assertThat(byId("error").isDisplayed()).as(byId("error").getText()).isFalse();
+      for (String[] sample : samples) {
+        runInPage(sample[1]);
+        assertThat(byId("error").isDisplayed()).as(sample[1] + ": " + byId("error").getText()).isFalse();
+      }
+      // the generated filter on the sorted column with its smallest value: statistics prune all row groups but one
+      String[] pruning = samples.stream().filter(x -> x[0].startsWith("Pruning")).findFirst().orElseThrow();
+      assertThat(pruning[1]).contains("WHERE id <= 0");
+      runInPage(pruning[1]);
+      waitFor(d -> !d.findElements(By.cssSelector("#rowgroup-map div.rg")).isEmpty());
+      assertThat(driver.findElement(By.cssSelector("#results tbody td")).getText()).isEqualTo("1");
+      int cells = driver.findElements(By.cssSelector("#rowgroup-map div.rg")).size();
+      assertThat(cells).as("row groups").isGreaterThan(2);
+      assertThat(driver.findElements(By.cssSelector("#rowgroup-map div.rg[data-outcome=PRUNED_STATISTICS]")))
+          .hasSize(cells - 1);
+      // and the unsupported column's sample lists it with the reason
+      runInPage(samples.stream().filter(x -> x[1].contains("UNSUPPORTED")).findFirst().orElseThrow()[1]);
+      assertThat(byId("results").getText()).contains("tags").contains("nested type LIST");
+
+      // the Tables page names what is not served, with the reason
+      byId("tab-tables").click();
+      waitFor(d -> !d.findElements(By.cssSelector("#unserved li")).isEmpty());
+      assertThat(unserved("file", "notes.txt")).contains("not a *.parquet file");
+      assertThat(unserved("file", "data.csv")).contains("not a *.parquet file");
+      assertThat(unserved("table", "fake")).contains("cannot be read").contains("PAR1");
+      assertThat(unserved("column", "my.data.tags")).contains("nested type LIST");
+      assertThat(driver.findElements(By.cssSelector("#tables-list button[data-table='my.data']"))).hasSize(1);
+      driver.findElement(By.cssSelector("#tables-list button[data-table='my.data']")).click();
+      WebElement note = waitFor(ExpectedConditions.visibilityOfElementLocated(By.id("table-unsupported")));
+      assertThat(note.getText()).contains("tags (nested type LIST)");
+      shot("console-own-data.png");
+    }
+  }
+
+  private String unserved(String kind, String name) {
+    List<WebElement> li = driver.findElements(By.cssSelector("#unserved li[data-kind=" + kind + "][data-name='" + name + "']"));
+    assertThat(li).as(kind + " " + name + " in " + byId("unserved").getText()).hasSize(1);
+    return li.get(0).getText();
+  }
+
+  @Test
+  void onAnEmptyDataDirectoryTheSamplesWork(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    try (TestServer empty = TestServer.startWithConsole(dir)) {
+      driver.get(empty.consoleUrl());
+      waitFor(d -> byId("samples").findElements(By.tagName("option")).size() > 1);
+      assertThat(byId("sql").getAttribute("value")).isNotBlank().doesNotContain("lineitem");
+      for (String[] sample : pageSamples()) {
+        runInPage(sample[1]);
+        assertThat(byId("error").isDisplayed()).as(sample[1] + ": " + byId("error").getText()).isFalse();
+      }
+      byId("tab-tables").click();
+      waitFor(d -> !d.findElements(By.id("unserved-none")).isEmpty());
+      assertThat(byId("tables-list").getText()).contains("No table is served");
+    }
+  }
+
   // ---- tables and benchmarks ----------------------------------------------------------------------------------
 
   @Test
@@ -349,12 +572,41 @@ class ConsoleBrowserTest {
   void benchmarksPageShowsTablesAndTheChart() {
     byId("tab-bench").click();
     waitFor(d -> !d.findElements(By.cssSelector("#bench-view table.md-table tbody tr")).isEmpty());
-    WebElement chart = waitFor(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#bench-view img#bench-chart")));
-    waitFor(d -> (Boolean) ((JavascriptExecutor) d).executeScript(
-        "const i = arguments[0]; return i.complete && i.naturalWidth > 0;", chart));
-    assertThat(driver.findElements(By.cssSelector("#bench-view h2, #bench-view h3"))).isNotEmpty();
+    waitFor(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#bench-view svg#bench-chart text")));
+    assertThat(byId("bench-view").findElement(By.tagName("h2")).getText()).isEqualTo("Pruning");
     assertThat(driver.findElements(By.cssSelector("#bench-view script"))).isEmpty();
+    // no label of the chart is cut: every text lies inside the drawing's view box, and on screen inside the chart
+    @SuppressWarnings("unchecked")
+    List<String> cut = (List<String>) ((JavascriptExecutor) driver).executeScript(
+        "const svg = document.getElementById('bench-chart'); const vb = svg.viewBox.baseVal;"
+            + "const box = svg.getBoundingClientRect(); const out = [];"
+            + "for (const t of svg.querySelectorAll('text')) { const b = t.getBBox(); const r = t.getBoundingClientRect();"
+            + "  if (b.width <= 0 || b.x < vb.x || b.x + b.width > vb.x + vb.width || b.y < vb.y"
+            + "      || b.y + b.height > vb.y + vb.height || r.right > box.right + 0.5 || r.left < box.left - 0.5)"
+            + "    out.push(t.textContent + ' ' + JSON.stringify([b.x, b.width, vb.x, vb.width, r.right, box.right])); }"
+            + "return out;");
+    assertThat(cut).isEmpty();
+    assertThat(driver.findElements(By.cssSelector("#bench-chart text")).size()).isGreaterThan(10);
     shot("console-bench.png");
+
+    // every page: a readable title, no file names, no development notes
+    List<WebElement> items = driver.findElements(By.cssSelector("#bench-list .bench-item"));
+    List<String> titles = items.stream().map(WebElement::getText).collect(Collectors.toList());
+    assertThat(titles).contains("Pruning", "TPC-H", "IN lists").noneMatch(t -> t.matches(".*\\.(md|svg)$"));
+    Pattern devNote = Pattern.compile("this branch|load average|\\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\\b");
+    for (int i = 0; i < items.size(); i++) {
+      WebElement item = driver.findElements(By.cssSelector("#bench-list .bench-item")).get(i);
+      String name = item.getAttribute("data-name");
+      item.click();
+      waitFor(d -> name.equals(byId("bench-view").getAttribute("data-name"))
+          && !d.findElements(By.cssSelector("#bench-view table.md-table")).isEmpty());
+      String text = byId("bench-view").getText();
+      assertThat(text).as(name).startsWith(titles.get(i));
+      Matcher m = devNote.matcher(text);
+      boolean found = m.find();
+      assertThat(found).as(name + ": development note " + (found ? m.group() : "")).isFalse();
+      assertThat(driver.findElements(By.cssSelector("#bench-view .bench-about"))).as(name).hasSize(1);
+    }
   }
 
   // ---- the page itself ----------------------------------------------------------------------------------------

@@ -155,7 +155,8 @@ final class ConsoleApi implements HttpHandler {
         info.put("version", version());
         info.put("authRequired", queries.authRequired());
         info.put("user", user == null || user.isEmpty() ? null : user);
-        info.put("samples", Samples.ALL);
+        // generated samples name the tables: only for a user who may see them
+        info.put("samples", user == null ? List.of() : Samples.of(queries.engine()));
         sendJson(x, 200, info);
         return;
       }
@@ -204,10 +205,17 @@ final class ConsoleApi implements HttpHandler {
       requireMethod(x, "GET");
       List<Map<String, Object>> tables = new ArrayList<>();
       for (String name : queries.engine().tableNames()) {
-        TableDescription t = queries.engine().describeTable(name);
-        tables.add(mapOf("name", t.name(), "rows", t.rows(), "bytes", t.bytes(), "files", t.files().size()));
+        try {
+          TableDescription t = queries.engine().describeTable(name);
+          tables.add(mapOf("name", t.name(), "rows", t.rows(), "bytes", t.bytes(), "files", t.files().size()));
+        } catch (QuiverException e) { // one unreadable table does not hide the others: it is listed with the reason
+          tables.add(mapOf("name", name, "error", e.getMessage()));
+        }
       }
       sendJson(x, 200, tables);
+    } else if (path.equals("/api/unserved")) {
+      requireMethod(x, "GET");
+      sendJson(x, 200, Unserved.of(queries.engine().snapshot()));
     } else if (path.startsWith("/api/tables/")) {
       requireMethod(x, "GET");
       String name = java.net.URLDecoder.decode(path.substring("/api/tables/".length()), java.nio.charset.StandardCharsets.UTF_8);
