@@ -145,15 +145,21 @@ public final class HashJoinExec extends Operator {
     return m;
   }
 
-  /** For one integer-like key: key → index into {@link #longRefs}, no boxing. */
+  /**
+   * For one integer-like key, no boxing: key → the first of its build rows (an index into {@link #chainRefs}), each
+   * row's next one with the same key in {@link #chainNext} (-1 ends), in build order.
+   */
   private LongIntMap longTable;
-  private List<long[]> longRefs;
+  private long[] chainRefs;
+  private int[] chainNext;
+  /** The build side's columns, per output column then batch (for gathering output rows). */
+  private FieldVector[][] buildSources;
 
   private void buildSide() {
     table = new HashMap<>();
     Map<Object, LongList> lists = new HashMap<>();
-    LongIntMap longIndex = longKey ? new LongIntMap() : null;
-    List<LongList> longLists = longKey ? new ArrayList<>() : null;
+    LongList chainKeys = longKey ? new LongList() : null;
+    LongList chainRows = longKey ? new LongList() : null;
     LongList all = new LongList();
     LongList nullKeys = new LongList();
     VectorSchemaRoot batch;
@@ -177,16 +183,9 @@ public final class HashJoinExec extends Operator {
             continue;
           }
           if (longKey) {
-            long k = kv.get(0).getLong(i);
-            int at = longIndex.get(k);
-            if (at < 0) {
-              at = longLists.size();
-              longLists.add(new LongList());
-              longIndex.put(k, at);
-              memory.add(48);
-            }
-            longLists.get(at).add(Rows.ref(b, i));
-            memory.add(8);
+            chainKeys.add(kv.get(0).getLong(i));
+            chainRows.add(Rows.ref(b, i));
+            memory.add(20); // key, reference, next
             continue;
           }
           Object key = Keys.row(kv, i);
@@ -205,10 +204,17 @@ public final class HashJoinExec extends Operator {
     }
     for (Map.Entry<Object, LongList> e : lists.entrySet()) table.put(e.getKey(), e.getValue().toArray());
     if (longKey) {
-      longTable = longIndex;
-      longRefs = new ArrayList<>(longLists.size());
-      for (LongList l : longLists) longRefs.add(l.toArray());
-      memory.add(longIndex.bytes());
+      // the chains are linked from the last row to the first, so that each key's rows come in build order
+      long[] keys = chainKeys.toArray();
+      chainRefs = chainRows.toArray();
+      chainNext = new int[keys.length];
+      longTable = new LongIntMap(keys.length);
+      memory.add(longTable.bytes());
+      for (int r = keys.length - 1; r >= 0; r--) chainNext[r] = longTable.replace(keys[r], r);
+    }
+    buildSources = new FieldVector[rightFields.size()][build.size()];
+    for (int c = 0; c < rightFields.size(); c++) {
+      for (int b = 0; b < build.size(); b++) buildSources[c][b] = build.get(b).getVector(c);
     }
     allBuild = all.toArray();
     nullKeyBuild = nullKeys.toArray();
@@ -298,7 +304,7 @@ public final class HashJoinExec extends Operator {
       } else {
         if (longTable != null) {
           int at = longTable.get(probeKeys.get(0).getLong(i));
-          refs = at < 0 ? null : longRefs.get(at);
+          refs = at < 0 ? null : chain(at);
         } else {
           refs = table.get(Keys.row(probeKeys, i));
         }
@@ -320,6 +326,23 @@ public final class HashJoinExec extends Operator {
     if (filled > 0) flush();
     finishProbe();
   }
+
+  /** The build rows of the chain starting at index {@code at}, in build order (most keys have one: no list). */
+  private long[] chain(int at) {
+    if (chainNext[at] < 0) {
+      single[0] = chainRefs[at];
+      return single;
+    }
+    int n = 0;
+    for (int j = at; j >= 0; j = chainNext[j]) n++;
+    long[] out = new long[n];
+    n = 0;
+    for (int j = at; j >= 0; j = chainNext[j]) out[n++] = chainRefs[j];
+    return out;
+  }
+
+  /** The one candidate of a unique key ({@link #chain}); used before the next lookup. */
+  private final long[] single = new long[1];
 
   /** The probe batch is done: emits its rows that a left-only or outer join keeps, and releases it. */
   private void finishProbe() {
@@ -374,7 +397,9 @@ public final class HashJoinExec extends Operator {
     for (int k = 0; k < count; k++) probeRefs[k] = Rows.ref(0, probeRows[k]);
     List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(probe), 0, leftFields, probeRefs, 0, count, allocator));
     try {
-      vectors.addAll(Rows.copy(build, 0, rightFields, buildRefs, 0, count, allocator));
+      for (int c = 0; c < rightFields.size(); c++) {
+        vectors.add(Gather.column(buildSources[c], rightFields.get(c), buildRefs, 0, count, allocator));
+      }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;

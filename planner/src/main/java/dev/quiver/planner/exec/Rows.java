@@ -34,20 +34,13 @@ final class Rows {
       int count, BufferAllocator allocator) {
     List<FieldVector> out = new ArrayList<>(fields.size());
     try {
+      FieldVector[] sources = new FieldVector[batches.size()];
       for (int c = 0; c < fields.size(); c++) {
-        FieldVector dst = fields.get(c).createVector(allocator);
-        out.add(dst);
-        dst.setInitialCapacity(Math.max(count, 1));
-        dst.allocateNew();
-        for (int k = 0; k < count; k++) {
-          long r = refs[from + k];
-          if (r < 0) {
-            dst.setNull(k);
-          } else {
-            dst.copyFromSafe(row(r), k, batches.get(batch(r)).getVector(firstColumn + c));
-          }
+        for (int b = 0; b < sources.length; b++) {
+          VectorSchemaRoot batch = batches.get(b); // null: a batch released (no reference points into it)
+          sources[b] = batch == null ? null : batch.getVector(firstColumn + c);
         }
-        dst.setValueCount(count);
+        out.add(Gather.column(sources, fields.get(c), refs, from, count, allocator));
       }
     } catch (RuntimeException e) {
       out.forEach(FieldVector::close);
