@@ -41,7 +41,10 @@ public final class HashJoinExec extends Operator {
   private final List<PhysicalExpr> rightKeys;
   /** Per key pair: NULL matches NULL ({@code IS NOT DISTINCT FROM}) instead of matching nothing. */
   private final boolean[] nullSafe;
-  /** One key pair of the LONG family: the build side is indexed in a primitive hash table. */
+  /**
+   * One or two key pairs, each of the LONG family and none null-safe: the build side is indexed in a primitive hash
+   * table (two keys packed into one long when every build key fits 32 bits, as TPC-H's and most surrogate keys do).
+   */
   private final boolean longKey;
   private final PhysicalExpr residual;
   private final Schema joinedSchema;
@@ -117,7 +120,9 @@ public final class HashJoinExec extends Operator {
     this.rightKeys = List.copyOf(rightKeys);
     if (nullSafe.length != leftKeys.size()) throw new IllegalArgumentException("one null-safe flag a key pair");
     this.nullSafe = nullSafe.clone();
-    if (longKey && this.nullSafe[0]) throw new IllegalArgumentException("a null-safe key is no long key");
+    if (longKey && (leftKeys.size() > 2 || this.nullSafe[0] || this.nullSafe[leftKeys.size() - 1])) {
+      throw new IllegalArgumentException("a long key is one or two key pairs, none null-safe");
+    }
     this.longKey = longKey;
     this.leftFields = left.schema().getFields();
     this.rightFields = right.schema().getFields();
@@ -150,6 +155,8 @@ public final class HashJoinExec extends Operator {
    * row's next one with the same key in {@link #chainNext} (-1 ends), in build order.
    */
   private LongIntMap longTable;
+  /** Two keys that do not both fit 32 bits: (first, second) → the first of their build rows. */
+  private Map<LongPair, Integer> pairTable;
   private long[] chainRefs;
   private int[] chainNext;
   /** The build side's columns, per output column then batch (for gathering output rows). */
@@ -160,6 +167,7 @@ public final class HashJoinExec extends Operator {
     Map<Object, LongList> lists = new HashMap<>();
     LongList chainKeys = longKey ? new LongList() : null;
     LongList chainRows = longKey ? new LongList() : null;
+    LongList chainSecond = longKey && rightKeys.size() == 2 ? new LongList() : null;
     LongList all = new LongList();
     LongList nullKeys = new LongList();
     VectorSchemaRoot batch;
@@ -184,8 +192,9 @@ public final class HashJoinExec extends Operator {
           }
           if (longKey) {
             chainKeys.add(kv.get(0).getLong(i));
+            if (chainSecond != null) chainSecond.add(kv.get(1).getLong(i));
             chainRows.add(Rows.ref(b, i));
-            memory.add(20); // key, reference, next
+            memory.add(chainSecond == null ? 20 : 28); // keys, reference, next
             continue;
           }
           Object key = Keys.row(kv, i);
@@ -208,9 +217,20 @@ public final class HashJoinExec extends Operator {
       long[] keys = chainKeys.toArray();
       chainRefs = chainRows.toArray();
       chainNext = new int[keys.length];
-      longTable = new LongIntMap(keys.length);
-      memory.add(longTable.bytes());
-      for (int r = keys.length - 1; r >= 0; r--) chainNext[r] = longTable.replace(keys[r], r);
+      long[] second = chainSecond == null ? null : chainSecond.toArray();
+      if (second != null && !(fitsInt(keys) && fitsInt(second))) {
+        pairTable = new HashMap<>();
+        memory.add(64L * keys.length);
+        for (int r = keys.length - 1; r >= 0; r--) {
+          Integer next = pairTable.put(new LongPair(keys[r], second[r]), r);
+          chainNext[r] = next == null ? -1 : next;
+        }
+      } else {
+        if (second != null) for (int r = 0; r < keys.length; r++) keys[r] = pack(keys[r], second[r]);
+        longTable = new LongIntMap(keys.length);
+        memory.add(longTable.bytes());
+        for (int r = keys.length - 1; r >= 0; r--) chainNext[r] = longTable.replace(keys[r], r);
+      }
     }
     buildSources = new FieldVector[rightFields.size()][build.size()];
     for (int c = 0; c < rightFields.size(); c++) {
@@ -302,8 +322,8 @@ public final class HashJoinExec extends Operator {
         }
         refs = everyBuildRow();
       } else {
-        if (longTable != null) {
-          int at = longTable.get(probeKeys.get(0).getLong(i));
+        if (longKey) {
+          int at = chainHead(i);
           refs = at < 0 ? null : chain(at);
         } else {
           refs = table.get(Keys.row(probeKeys, i));
@@ -326,6 +346,31 @@ public final class HashJoinExec extends Operator {
     if (filled > 0) flush();
     finishProbe();
   }
+
+  /** The first build row (index into {@link #chainRefs}) whose keys equal probe row {@code i}'s, or -1. */
+  private int chainHead(int i) {
+    long a = probeKeys.get(0).getLong(i);
+    if (probeKeys.size() == 1) return longTable.get(a);
+    long b = probeKeys.get(1).getLong(i);
+    if (pairTable != null) {
+      Integer at = pairTable.get(new LongPair(a, b));
+      return at == null ? -1 : at;
+    }
+    // packed: a probe key beyond 32 bits equals no build key
+    return a == (int) a && b == (int) b ? longTable.get(pack(a, b)) : -1;
+  }
+
+  private static long pack(long a, long b) {
+    return (a << 32) | (b & 0xFFFFFFFFL);
+  }
+
+  private static boolean fitsInt(long[] values) {
+    for (long v : values) if (v != (int) v) return false;
+    return true;
+  }
+
+  /** Two keys that do not pack into one long. */
+  private record LongPair(long a, long b) {}
 
   /** The build rows of the chain starting at index {@code at}, in build order (most keys have one: no list). */
   private long[] chain(int at) {

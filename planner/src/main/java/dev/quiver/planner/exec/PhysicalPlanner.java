@@ -353,7 +353,11 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       }
       boolean[] nullSafe = new boolean[keys.size() / 2];
       for (int k : nullSafeKeys) nullSafe[k] = true;
-      boolean longKey = keys.size() == 2 && !nullSafe[0] && Kernels.family(keys.get(1).type()) == Kernels.Family.LONG;
+      // one or two key pairs of the LONG family, none null-safe: the primitive table (two keys packed into one long)
+      boolean longKey = (keys.size() == 2 || keys.size() == 4) && nullSafeKeys.isEmpty();
+      for (int i = 0; i < keys.size() && longKey; i++) {
+        longKey = Kernels.family(keys.get(i).type()) == Kernels.Family.LONG;
+      }
       dev.quiver.planner.expr.Expr residualExpr = residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual);
       // the residual reads the left input's columns followed by the right's
       java.util.List<org.apache.arrow.vector.types.pojo.Field> joined = new java.util.ArrayList<>(left.schema().getFields());
