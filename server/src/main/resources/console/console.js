@@ -11,6 +11,7 @@
     ['PRUNED_STATISTICS', 'pruned by statistics (min/max)'],
     ['PRUNED_DICTIONARY', 'pruned by dictionary'],
     ['PRUNED_BLOOM', 'pruned by bloom filter'],
+    ['PRUNED_RUNTIME', 'pruned by a join\'s runtime filter'],
     ['READ_PAGES_PRUNED', 'read, pages pruned (hatched part)'],
     ['READ', 'read whole'],
   ];
@@ -401,7 +402,8 @@
     const levels = el('table', { class: 'levels' });
     levels.appendChild(el('tr', null, el('th', { text: 'level' }), el('th', { text: 'row groups pruned' })));
     for (const [key, label] of [['row_groups_pruned_partition', 'partition'], ['row_groups_pruned_statistics', 'statistics'],
-      ['row_groups_pruned_dictionary', 'dictionary'], ['row_groups_pruned_bloom', 'bloom filter']]) {
+      ['row_groups_pruned_dictionary', 'dictionary'], ['row_groups_pruned_bloom', 'bloom filter'],
+      ['row_groups_pruned_runtime', 'runtime filter (join)']]) {
       if (m[key] === undefined) continue;
       levels.appendChild(el('tr', { 'data-level': label }, el('td', { text: label }),
         el('td', { text: fmtInt(m[key]) + (total !== undefined ? ' of ' + fmtInt(total) : '') })));

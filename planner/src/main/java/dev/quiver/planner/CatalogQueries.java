@@ -25,7 +25,8 @@ final class CatalogQueries {
 
   static String query(Catalog snapshot, Statement.Catalog c, String sql) {
     return switch (c.what()) {
-      case SCHEMAS -> "SELECT schema_name FROM information_schema.schemata ORDER BY schema_name";
+      // the schemas Flight's GetDbSchemas lists (information_schema.schemata also names information_schema itself)
+      case SCHEMAS -> "SELECT '" + SCHEMA + "' AS schema_name";
       case TABLES -> {
         List<String> names = new ArrayList<>();
         for (ParquetTable t : snapshot.tables()) names.add(t.name());

@@ -223,6 +223,7 @@ final class Profiler {
         case STATISTICS -> RowGroupOutcome.Outcome.PRUNED_STATISTICS;
         case DICTIONARY -> RowGroupOutcome.Outcome.PRUNED_DICTIONARY;
         case BLOOM -> RowGroupOutcome.Outcome.PRUNED_BLOOM;
+        case RUNTIME -> RowGroupOutcome.Outcome.PRUNED_RUNTIME;
       };
     }
     return r.pagesPruned() > 0 ? RowGroupOutcome.Outcome.READ_PAGES_PRUNED : RowGroupOutcome.Outcome.READ;

@@ -9,5 +9,10 @@ public enum PruningLevel {
   /** Every value of a fully dictionary-encoded column chunk. */
   DICTIONARY,
   /** The column chunk's bloom filter. */
-  BLOOM
+  BLOOM,
+  /**
+   * A filter known only at run time: a hash join's build side, complete, gives the range (or the set) of its keys,
+   * and the probe side's scan skips row groups that hold none of them (by statistics, dictionary or bloom filter).
+   */
+  RUNTIME
 }

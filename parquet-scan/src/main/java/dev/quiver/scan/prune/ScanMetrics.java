@@ -19,6 +19,8 @@ public final class ScanMetrics {
   private final AtomicLong filesTotal = new AtomicLong();
   private final AtomicLong rowsFilteredLate = new AtomicLong();
   private final AtomicLong decoderFallbacks = new AtomicLong();
+  /** The runtime filter the scan was given (null: none), as EXPLAIN ANALYZE shows it. */
+  private volatile String runtimeFilter;
 
   /** One report per row group, when asked for ({@link #recordingRowGroups()}); null otherwise (costs nothing). */
   private final ConcurrentLinkedQueue<RowGroupReport> rowGroups;
@@ -69,6 +71,10 @@ public final class ScanMetrics {
    */
   public void decoderFallbacks(long n) { decoderFallbacks.addAndGet(n); }
   public long decoderFallbacks() { return decoderFallbacks.get(); }
+  /** The scan got a runtime filter, shown as {@code text}. */
+  public void runtimeFilter(String text) { runtimeFilter = text; }
+  /** The runtime filter the scan got, or null. */
+  public String runtimeFilter() { return runtimeFilter; }
 
   public long rowGroupsTotal() { return rowGroupsTotal.get(); }
   public long rowGroupsPruned() { return pruned.values().stream().mapToLong(AtomicLong::get).sum(); }
@@ -76,7 +82,10 @@ public final class ScanMetrics {
   public long rowsScanned() { return rowsScanned.get(); }
   public long bytesScanned() { return bytesScanned.get(); }
 
-  /** The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code decoder_fallbacks} only if not 0. */
+  /**
+   * The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code row_groups_pruned_runtime} only for a scan
+   * that got a runtime filter, {@code decoder_fallbacks} only if not 0.
+   */
   public Map<String, Long> asMap() {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("files", filesTotal.get());
@@ -86,6 +95,7 @@ public final class ScanMetrics {
     m.put("row_groups_pruned_statistics", rowGroupsPruned(PruningLevel.STATISTICS));
     m.put("row_groups_pruned_dictionary", rowGroupsPruned(PruningLevel.DICTIONARY));
     m.put("row_groups_pruned_bloom", rowGroupsPruned(PruningLevel.BLOOM));
+    if (runtimeFilter != null) m.put("row_groups_pruned_runtime", rowGroupsPruned(PruningLevel.RUNTIME));
     m.put("pages_pruned", pagesPruned.get());
     m.put("rows_scanned", rowsScanned());
     m.put("bytes_scanned", bytesScanned());

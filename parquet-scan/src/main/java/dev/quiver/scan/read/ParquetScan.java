@@ -77,6 +77,8 @@ public final class ParquetScan implements AutoCloseable {
   /** For each of the row predicate's columns, its index in {@link #readFields}. */
   private final int[] predicateIndex;
   private final ScanPredicate predicate;
+  /** A join's runtime filter ({@link #withRuntimeFilter}), or null. */
+  private ScanPredicate runtime;
   private final BufferAllocator allocator;
   private final ScanMetrics metrics;
   private final FooterCache footers;
@@ -182,6 +184,17 @@ public final class ParquetScan implements AutoCloseable {
    */
   public ParquetScan withStopCheck(Runnable check) {
     this.stopCheck = check == null ? () -> { } : check;
+    return this;
+  }
+
+  /**
+   * Adds a runtime filter (a join's build keys: {@code column IN (…)} or a range), set before the first
+   * {@link #next()}: row groups none of whose rows can satisfy it are skipped and counted at
+   * {@link PruningLevel#RUNTIME} (after the scan's own predicate had its chance). Pruning only: the rows of the groups
+   * read are not filtered by it (the join does that). Ignored once the scan has started, or with pruning off.
+   */
+  public ParquetScan withRuntimeFilter(ScanPredicate filter) {
+    if (todo == null && usePageIndex) this.runtime = filter;
     return this;
   }
 
@@ -312,6 +325,8 @@ public final class ParquetScan implements AutoCloseable {
       MessageType requested = new MessageType(fileSchema.getName(), present);
       ParquetFilterConverter.Result r = convert(predicate, table, f, footer);
       RowGroupPruner pruner = r instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
+      ParquetFilterConverter.Result rr = runtime == null ? null : convert(runtime, table, f, footer);
+      RowGroupPruner runtimePruner = rr instanceof ParquetFilterConverter.Pred p ? new RowGroupPruner(p) : null;
       List<BlockMetaData> blocks = footer.getBlocks();
       if (onlyHere != null) {
         for (int g : onlyHere) {
@@ -324,15 +339,17 @@ public final class ParquetScan implements AutoCloseable {
       List<String> statsColumns = metrics.recordsRowGroups() ? statsColumns(fileSchema) : List.of();
       for (int i = 0; i < blocks.size(); i++) {
         if (onlyHere != null && !onlyHere.contains(i)) continue;
-        if (r instanceof ParquetFilterConverter.Never) {
+        PruningLevel now = r instanceof ParquetFilterConverter.Never ? PruningLevel.PARTITION
+            : rr instanceof ParquetFilterConverter.Never ? PruningLevel.RUNTIME : null;
+        if (now != null) {
           metrics.rowGroup();
-          metrics.pruned(PruningLevel.PARTITION);
+          metrics.pruned(now);
           if (metrics.recordsRowGroups()) {
-            metrics.report(report(ordinal, f, footer, i, statsColumns, PruningLevel.PARTITION, 0, 0, 0, 0));
+            metrics.report(report(ordinal, f, footer, i, statsColumns, now, 0, 0, 0, 0));
           }
           ordinal++;
         } else {
-          todo.add(new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns));
+          todo.add(new RowGroupTask(f, footer, requested, pruner, runtimePruner, i, ordinal++, statsColumns));
         }
       }
     }
@@ -377,6 +394,8 @@ public final class ParquetScan implements AutoCloseable {
     final ParquetMetadata footer;
     final MessageType requested;
     final RowGroupPruner pruner;
+    /** The runtime filter's pruner (null: none), tried after {@link #pruner}; what it rules out counts as RUNTIME. */
+    final RowGroupPruner runtimePruner;
     final int index;
     /** For a {@link RowGroupReport}: the task's place in the scan, and the columns whose statistics it shows. */
     final int ordinal;
@@ -387,8 +406,9 @@ public final class ParquetScan implements AutoCloseable {
     /** Rows that passed the row predicate so far (late materialization). */
     long passing;
 
-    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
-        int ordinal, List<String> statsColumns) {
+    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner,
+        RowGroupPruner runtimePruner, int index, int ordinal, List<String> statsColumns) {
+      this.runtimePruner = runtimePruner;
       this.ordinal = ordinal;
       this.statsColumns = statsColumns;
       this.file = file;
@@ -432,10 +452,13 @@ public final class ParquetScan implements AutoCloseable {
       BlockMetaData block = footer.getBlocks().get(index);
       metrics.rowGroup();
       try (ParquetFileReader reader = open()) {
-        if (pruner != null) {
+        if (pruner != null || runtimePruner != null) {
           PruningLevel level;
           try {
-            level = pruner.prune(reader, block);
+            level = pruner == null ? null : pruner.prune(reader, block);
+            if (level == null && runtimePruner != null && runtimePruner.prune(reader, block) != null) {
+              level = PruningLevel.RUNTIME;
+            }
           } catch (RuntimeException e) {
             throw corrupt(file, "cannot evaluate row group statistics of", e);
           }

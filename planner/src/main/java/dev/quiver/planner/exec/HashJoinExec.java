@@ -159,6 +159,59 @@ public final class HashJoinExec extends Operator {
   private Map<LongPair, Integer> pairTable;
   private long[] chainRefs;
   private int[] chainNext;
+  /** Where the build keys go as a runtime filter (null: nowhere): the probe side's scan, its column and type. */
+  private ScanExec runtimeTarget;
+  private String runtimeColumn;
+  private org.apache.arrow.vector.types.pojo.ArrowType runtimeType;
+  /** Up to this many distinct build keys go as a set ({@code IN}); more as their range. */
+  static final int RUNTIME_SET_MAX = 1024;
+
+  /**
+   * Sends the build side's keys, once built, to {@code scan} as a filter on {@code column} (of {@code type}): their
+   * set when at most {@link #RUNTIME_SET_MAX}, else their range; no rows: FALSE. Legal only where the join drops
+   * probe rows without a match (INNER, SEMI, RIGHT) and the column reaches the probe key unchanged (the planner's
+   * {@link PhysicalPlanner#traceToScan}); the scan only prunes with it. A NULL key matches nothing, and the filter,
+   * which no NULL satisfies, agrees.
+   */
+  void runtimeFilterTo(ScanExec scan, String column, org.apache.arrow.vector.types.pojo.ArrowType type) {
+    this.runtimeTarget = scan;
+    this.runtimeColumn = column;
+    this.runtimeType = type;
+  }
+
+  private void sendRuntimeFilter(long[] keys) {
+    if (runtimeTarget == null || longTable == null || leftKeys.size() != 1) return;
+    dev.quiver.scan.predicate.ScanPredicate filter;
+    String shown;
+    if (keys.length == 0) {
+      filter = new dev.quiver.scan.predicate.ScanPredicate.Const(false);
+      shown = "FALSE (no build rows)";
+    } else if (longTable.size() <= RUNTIME_SET_MAX) {
+      long[] distinct = longTable.keys();
+      java.util.Arrays.sort(distinct);
+      List<Object> values = new ArrayList<>(distinct.length);
+      for (long k : distinct) values.add(k);
+      filter = new dev.quiver.scan.predicate.ScanPredicate.In(runtimeColumn, values, runtimeType);
+      shown = distinct.length <= 8 ? filter.toString() : runtimeColumn + " IN (" + distinct.length + " values from "
+          + dev.quiver.common.Values.toSql(distinct[0], runtimeType) + " to "
+          + dev.quiver.common.Values.toSql(distinct[distinct.length - 1], runtimeType) + ")";
+    } else {
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      for (long k : keys) {
+        min = Math.min(min, k);
+        max = Math.max(max, k);
+      }
+      filter = dev.quiver.scan.predicate.ScanPredicate.and(List.of(
+          new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.GE,
+              min, runtimeType),
+          new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.LE,
+              max, runtimeType)));
+      shown = filter.toString();
+    }
+    runtimeTarget.runtimeFilter(filter, shown);
+  }
+
   /** The build side's columns, per output column then batch (for gathering output rows). */
   private FieldVector[][] buildSources;
 
@@ -230,6 +283,7 @@ public final class HashJoinExec extends Operator {
         longTable = new LongIntMap(keys.length);
         memory.add(longTable.bytes());
         for (int r = keys.length - 1; r >= 0; r--) chainNext[r] = longTable.replace(keys[r], r);
+        if (second == null) sendRuntimeFilter(keys);
       }
     }
     buildSources = new FieldVector[rightFields.size()][build.size()];

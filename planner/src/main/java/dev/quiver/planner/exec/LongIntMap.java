@@ -64,6 +64,14 @@ final class LongIntMap {
     return (int) old;
   }
 
+  /** The keys, in no particular order. */
+  long[] keys() {
+    long[] out = new long[size];
+    int n = 0;
+    for (int i = 0; i < slots.length; i += 2) if (slots[i + 1] != EMPTY) out[n++] = slots[i];
+    return out;
+  }
+
   int size() {
     return size;
   }

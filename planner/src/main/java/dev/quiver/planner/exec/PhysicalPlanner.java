@@ -61,10 +61,52 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     return op;
   }
 
+  /** The scan operator of each logical scan planned so far (by identity): where runtime filters go. */
+  private final java.util.Map<LogicalPlan.TableScan, ScanExec> scans = new java.util.IdentityHashMap<>();
+
   @Override
   public Operator visitScan(LogicalPlan.TableScan p) {
-    return new ScanExec(p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions, null,
+    ScanExec scan = new ScanExec(p, ScanFilter.of(p, ctx), allocator, batchRows, cancellation, pruning, scanOptions, null,
         recordRowGroups);
+    scans.put(p, scan);
+    return scan;
+  }
+
+  /**
+   * The table scan and its column whose values reach column {@code name} of {@code plan}'s output unchanged, through
+   * filters, projections that pass the column on, and sides of joins that keep their rows as they are (both sides of
+   * an inner join, the preserved side of an outer one, the left of a semi, anti or mark join); null when there is
+   * none. A filter on that scan column that drops only rows whose {@code name} value the consumer would drop anyway
+   * is then legal at the scan: the rows it drops reach {@code name} unchanged, or not at all.
+   */
+  static Object[] traceToScan(LogicalPlan plan, String name) {
+    while (true) {
+      if (plan instanceof LogicalPlan.TableScan ts) {
+        int i = ts.names().indexOf(name);
+        return i < 0 ? null : new Object[] {ts, ts.columns().get(i)};
+      }
+      if (plan instanceof LogicalPlan.Filter f) {
+        plan = f.input();
+      } else if (plan instanceof LogicalPlan.Project p) {
+        LogicalPlan.NamedExpr def = null;
+        for (LogicalPlan.NamedExpr n : p.exprs()) if (n.name().equals(name)) def = n;
+        if (def == null || !(def.expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef c)) return null;
+        name = c.name();
+        plan = p.input();
+      } else if (plan instanceof LogicalPlan.Join j) {
+        LogicalPlan.JoinType t = j.type();
+        boolean inLeft = names(j.left()).contains(name);
+        if (inLeft && (t == LogicalPlan.JoinType.INNER || t == LogicalPlan.JoinType.LEFT || t.leftOnly())) {
+          plan = j.left();
+        } else if (!inLeft && (t == LogicalPlan.JoinType.INNER || t == LogicalPlan.JoinType.RIGHT)) {
+          plan = j.right();
+        } else {
+          return null;
+        }
+      } else {
+        return null;
+      }
+    }
   }
 
   @Override
@@ -145,8 +187,10 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     }
     ScanPipeline pipeline = new ScanPipeline(stages, projections, expand == null ? null : expand.schema(), partial,
         allocator, cancellation);
-    Operator op = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
+    ScanExec scanOp = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
         pipeline, recordRowGroups);
+    scans.put(scan, scanOp);
+    Operator op = scanOp;
     op.cancellation = cancellation;
     for (int i = 0; i < chain.size(); i++) {
       op = new FusedExec(op, chain.get(i).schema(), descriptions.get(i), pipeline.stageRows[i]);
@@ -366,8 +410,18 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
           : ExprCompiler.compile(residualExpr, new org.apache.arrow.vector.types.pojo.Schema(joined), ctx);
       String description = "HashJoinExec: type=" + p.type() + " keys=[" + String.join(", ", shown) + "]"
           + (residualExpr == null ? "" : " residual=" + residualExpr);
-      return new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, nullSafe, longKey, residualCompiled,
-          description, allocator, batchRows);
+      HashJoinExec join = new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, nullSafe, longKey,
+          residualCompiled, description, allocator, batchRows);
+      // a runtime filter from the build keys to the probe side's scan: where probe rows without a match are dropped
+      boolean dropsUnmatchedProbe = p.type() == LogicalPlan.JoinType.INNER || p.type() == LogicalPlan.JoinType.SEMI
+          || p.type() == LogicalPlan.JoinType.RIGHT;
+      if (longKey && keys.size() == 2 && dropsUnmatchedProbe
+          && keys.get(0) instanceof dev.quiver.planner.expr.Expr.ColumnRef probeKey) {
+        Object[] target = traceToScan(p.left(), probeKey.name());
+        ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
+        if (scanOp != null) join.runtimeFilterTo(scanOp, (String) target[1], probeKey.type());
+      }
+      return join;
     } catch (RuntimeException e) {
       left.close();
       right.close();

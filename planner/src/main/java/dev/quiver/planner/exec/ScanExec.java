@@ -24,6 +24,8 @@ public final class ScanExec extends Operator {
 
   /** Runs {@code pipeline} (null: none) in the scan's tasks: filters, projections, a partial aggregation. */
   private final ScanPipeline pipeline;
+  /** Pruning on (the session's {@code quiver.scan.pruning}): runtime filters prune too, or not at all. */
+  private final boolean pruning;
 
   ScanExec(LogicalPlan.TableScan plan, ScanFilter filter, BufferAllocator allocator, int batchRows,
       dev.quiver.planner.Cancellation cancellation, boolean pruning, ScanOptions options) {
@@ -37,6 +39,7 @@ public final class ScanExec extends Operator {
     this.plan = plan;
     this.cancellation = cancellation;
     this.pipeline = pipeline;
+    this.pruning = pruning;
     ScanPredicate p = plan.predicate() == null || !pruning ? new ScanPredicate.Const(true) : plan.predicate();
     this.scan = plan.table().open(new TableSource.ScanSpec(plan.columns(), p, filter, batchRows, pruning, options,
         pipeline, cancellation::check), allocator, metrics);
@@ -58,13 +61,28 @@ public final class ScanExec extends Operator {
         + " predicate=" + (plan.predicate() == null ? "none" : plan.predicate())
         + " residual=" + (plan.residual() == null ? "none" : plan.residual())
         + (plan.exact().isEmpty() ? "" : " exact=" + plan.exact())
-        + (pipeline == null ? "" : " pipeline=" + pipeline.describe());
+        + (pipeline == null ? "" : " pipeline=" + pipeline.describe())
+        + (metrics.runtimeFilter() == null ? "" : " runtime_filter=[" + metrics.runtimeFilter() + "]");
   }
+
+  private boolean started;
 
   @Override
   protected VectorSchemaRoot produce() {
     cancellation.check();
+    started = true;
     return scan.next();
+  }
+
+  /**
+   * A join's runtime filter on this scan's table columns (see {@link HashJoinExec}), if the scan has not started:
+   * row groups that hold no row satisfying it are skipped (pruning level RUNTIME); EXPLAIN ANALYZE shows it as
+   * {@code runtime_filter=[…]} with {@code row_groups_pruned_runtime}.
+   */
+  void runtimeFilter(dev.quiver.scan.predicate.ScanPredicate filter, String shown) {
+    if (started || !pruning) return;
+    scan.runtimeFilter(filter);
+    metrics.runtimeFilter(shown);
   }
 
   @Override

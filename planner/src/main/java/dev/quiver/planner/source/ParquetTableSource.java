@@ -40,6 +40,7 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table,
     if (rowGroups != null) scan.withRowGroups(rowGroups);
     return new BatchReader() {
       @Override public VectorSchemaRoot next() { return scan.next(); }
+      @Override public void runtimeFilter(dev.quiver.scan.predicate.ScanPredicate filter) { scan.withRuntimeFilter(filter); }
       @Override public void close() { scan.close(); }
     };
   }

@@ -71,6 +71,13 @@ public interface TableSource {
     /** The next batch (the caller owns it), or null when the scan is done. */
     org.apache.arrow.vector.VectorSchemaRoot next();
 
+    /**
+     * A filter known only at run time (a join's build keys), given before the first {@link #next()}: the source may
+     * skip what cannot satisfy it (it must not drop rows on its own account: pruning only). Default: ignored.
+     */
+    default void runtimeFilter(dev.quiver.scan.predicate.ScanPredicate filter) {
+    }
+
     @Override
     void close();
   }

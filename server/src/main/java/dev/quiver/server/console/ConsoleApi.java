@@ -209,13 +209,13 @@ final class ConsoleApi implements HttpHandler {
           TableDescription t = queries.engine().describeTable(name);
           tables.add(mapOf("name", t.name(), "rows", t.rows(), "bytes", t.bytes(), "files", t.files().size()));
         } catch (QuiverException e) { // one unreadable table does not hide the others: it is listed with the reason
-          tables.add(mapOf("name", name, "error", e.getMessage()));
+          tables.add(mapOf("name", name, "error", clientMessage(e)));
         }
       }
       sendJson(x, 200, tables);
     } else if (path.equals("/api/unserved")) {
       requireMethod(x, "GET");
-      sendJson(x, 200, Unserved.of(queries.engine().snapshot()));
+      sendJson(x, 200, Unserved.of(queries.engine().snapshot(), this::clientMessage));
     } else if (path.startsWith("/api/tables/")) {
       requireMethod(x, "GET");
       String name = java.net.URLDecoder.decode(path.substring("/api/tables/".length()), java.nio.charset.StandardCharsets.UTF_8);
@@ -406,5 +406,11 @@ final class ConsoleApi implements HttpHandler {
   private static String version() {
     String v = ConsoleApi.class.getPackage().getImplementationVersion();
     return v == null ? "development build" : v; // the jar's manifest has it; target/classes has none
+  }
+
+  /** An error's message as a Flight client gets it: files named relative to the data directory, no internals. */
+  private String clientMessage(Throwable t) {
+    String d = queries.error(t).status().description();
+    return d == null ? String.valueOf(t.getMessage()) : d;
   }
 }

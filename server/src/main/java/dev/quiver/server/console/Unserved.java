@@ -20,8 +20,11 @@ final class Unserved {
 
   private Unserved() {}
 
-  /** {@code {"files": [{name, reason}], "tables": [{name, reason}], "columns": [{table, column, reason}]}}. */
-  static Map<String, Object> of(Catalog snapshot) throws IOException {
+  /**
+   * {@code {"files": [{name, reason}], "tables": [{name, reason}], "columns": [{table, column, reason}]}}; an unreadable
+   * table's reason as {@code reason} words it for a client (no path of the data directory).
+   */
+  static Map<String, Object> of(Catalog snapshot, java.util.function.Function<Throwable, String> reason) throws IOException {
     List<Map<String, Object>> files = new ArrayList<>();
     for (String name : snapshot.notTables()) files.add(entry("name", name, "reason", NOT_PARQUET));
     List<Map<String, Object>> tables = new ArrayList<>();
@@ -31,7 +34,7 @@ final class Unserved {
       try {
         t = snapshot.table(name);
       } catch (QuiverException e) {
-        tables.add(entry("name", name, "reason", e.getMessage()));
+        tables.add(entry("name", name, "reason", reason.apply(e)));
         continue;
       }
       if (t == null) continue; // deleted since listed
