@@ -12,7 +12,7 @@ public enum PruningLevel {
   BLOOM,
   /**
    * A filter known only at run time: a hash join's build side, complete, gives the range (or the set) of its keys,
-   * and the probe side's scan skips row groups that hold none of them (by statistics, dictionary or bloom filter).
+   * and the probe side's scan skips row groups whose statistics show they hold none of them.
    */
   RUNTIME
 }

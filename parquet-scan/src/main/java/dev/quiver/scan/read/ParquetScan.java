@@ -189,9 +189,12 @@ public final class ParquetScan implements AutoCloseable {
 
   /**
    * Adds a runtime filter (a join's build keys: {@code column IN (…)} or a range), set before the first
-   * {@link #next()}: row groups none of whose rows can satisfy it are skipped and counted at
-   * {@link PruningLevel#RUNTIME} (after the scan's own predicate had its chance). Pruning only: the rows of the groups
-   * read are not filtered by it (the join does that). Ignored once the scan has started, or with pruning off.
+   * {@link #next()}: row groups whose footer statistics prove none of their rows satisfies it are skipped when the
+   * scan plans its row groups, before any is read, and counted at {@link PruningLevel#RUNTIME}. Statistics only:
+   * trying a set against every row group's dictionary page or bloom filter cost more than it saved (TPC-H SF 1:
+   * 603 order keys against 49 row groups of lineitem, none prunable, made the join 46% slower). Pruning only: the
+   * rows of the groups read are not filtered by it (the join does that). Ignored once the scan has started, or with
+   * pruning off.
    */
   public ParquetScan withRuntimeFilter(ScanPredicate filter) {
     if (todo == null && usePageIndex) this.runtime = filter;
@@ -340,7 +343,10 @@ public final class ParquetScan implements AutoCloseable {
       for (int i = 0; i < blocks.size(); i++) {
         if (onlyHere != null && !onlyHere.contains(i)) continue;
         PruningLevel now = r instanceof ParquetFilterConverter.Never ? PruningLevel.PARTITION
-            : rr instanceof ParquetFilterConverter.Never ? PruningLevel.RUNTIME : null;
+            : rr instanceof ParquetFilterConverter.Never
+                // a group the scan's own statistics already rule out is theirs (counted when its task runs)
+                || runtimePruner != null && (pruner == null || !pruner.prunedByStatistics(blocks.get(i)))
+                && runtimePruner.prunedByStatistics(blocks.get(i)) ? PruningLevel.RUNTIME : null;
         if (now != null) {
           metrics.rowGroup();
           metrics.pruned(now);
@@ -349,7 +355,7 @@ public final class ParquetScan implements AutoCloseable {
           }
           ordinal++;
         } else {
-          todo.add(new RowGroupTask(f, footer, requested, pruner, runtimePruner, i, ordinal++, statsColumns));
+          todo.add(new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns));
         }
       }
     }
@@ -394,8 +400,6 @@ public final class ParquetScan implements AutoCloseable {
     final ParquetMetadata footer;
     final MessageType requested;
     final RowGroupPruner pruner;
-    /** The runtime filter's pruner (null: none), tried after {@link #pruner}; what it rules out counts as RUNTIME. */
-    final RowGroupPruner runtimePruner;
     final int index;
     /** For a {@link RowGroupReport}: the task's place in the scan, and the columns whose statistics it shows. */
     final int ordinal;
@@ -406,9 +410,8 @@ public final class ParquetScan implements AutoCloseable {
     /** Rows that passed the row predicate so far (late materialization). */
     long passing;
 
-    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner,
-        RowGroupPruner runtimePruner, int index, int ordinal, List<String> statsColumns) {
-      this.runtimePruner = runtimePruner;
+    RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
+        int ordinal, List<String> statsColumns) {
       this.ordinal = ordinal;
       this.statsColumns = statsColumns;
       this.file = file;
@@ -452,13 +455,10 @@ public final class ParquetScan implements AutoCloseable {
       BlockMetaData block = footer.getBlocks().get(index);
       metrics.rowGroup();
       try (ParquetFileReader reader = open()) {
-        if (pruner != null || runtimePruner != null) {
+        if (pruner != null) {
           PruningLevel level;
           try {
-            level = pruner == null ? null : pruner.prune(reader, block);
-            if (level == null && runtimePruner != null && runtimePruner.prune(reader, block) != null) {
-              level = PruningLevel.RUNTIME;
-            }
+            level = pruner.prune(reader, block);
           } catch (RuntimeException e) {
             throw corrupt(file, "cannot evaluate row group statistics of", e);
           }
