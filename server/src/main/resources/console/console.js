@@ -880,6 +880,8 @@
     ['scaleout-spark.md', 'Spark over Quiver', 'Spark SQL reading through Quiver, next to Spark\'s own Parquet reader.'],
     ['load.md', 'Load', 'Many clients at once: throughput and latency under the per-user limits.'],
     ['inlist.md', 'IN lists', 'Filtering a string column by a constant IN list of many items.'],
+    ['runtime-filters.md', 'Runtime filters', 'Joins whose build keys prune the other side\'s row groups before it is '
+      + 'read: before and after, next to DuckDB on the same TPC-H files.'],
     ['floor.md', 'Per-query floor', 'What the smallest query (SELECT 1) costs from a client, end to end.'],
     ['profile.md', 'Where the time goes', 'Where full-scan queries spend their CPU: decompressing, decoding, filtering, '
       + 'sending.'],
