@@ -40,6 +40,13 @@ class CommandLineTest {
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
   }
 
+  /** A new data directory {@code name} holding the sample's {@code nation.parquet}. */
+  private Path dataWithNation(String name) throws IOException {
+    Path data = Files.createDirectories(dir.resolve(name));
+    Files.copy(SampleData.ensure().resolve("nation.parquet"), data.resolve("nation.parquet"));
+    return data;
+  }
+
   /** Runs to the end (at most two minutes): the exit status and the non-empty lines printed. */
   record Run(int status, List<String> lines) {}
 
@@ -218,9 +225,7 @@ class CommandLineTest {
   void aQueryOnACorruptFileLogsOneLine() throws Exception {
     // every query on a corrupt file logged 22 to 50 lines (a WARN and its stack trace); docs/operations.md promises
     // one line per record
-    Path data = dir.resolve("corrupt-data");
-    Files.createDirectories(data);
-    Files.copy(SampleData.ensure().resolve("nation.parquet"), data.resolve("nation.parquet"));
+    Path data = dataWithNation("corrupt-data");
     byte[] bytes = Files.readAllBytes(data.resolve("nation.parquet"));
     for (int i = 4; i < bytes.length / 2; i++) bytes[i] = (byte) 0x5A; // pages garbled, footer intact
     Files.write(data.resolve("garbled.parquet"), bytes);
@@ -256,9 +261,7 @@ class CommandLineTest {
   void filesAndColumnsThatAreNotServedAreNamedAtStartUp() throws Exception {
     // a CSV and a notes.txt were ignored without a word, LIST/STRUCT columns vanished, a STRUCT was called "GROUP"
     // and a file that is not Parquet printed its first bytes as decimals
-    Path data = dir.resolve("newcomer");
-    Files.createDirectories(data);
-    Files.copy(SampleData.ensure().resolve("nation.parquet"), data.resolve("nation.parquet"));
+    Path data = dataWithNation("newcomer");
     Files.writeString(data.resolve("notes.txt"), "hello\n");
     Files.writeString(data.resolve("data.csv"), "a,b\n1,2\n");
     Files.writeString(data.resolve("fake.parquet"), "not parquet at all\n");

@@ -496,9 +496,7 @@ public final class HashJoinExec extends Operator {
     for (int k = 0; k < count; k++) probeRefs[k] = Rows.ref(0, probeRows[k]);
     List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(probe), 0, leftFields, probeRefs, 0, count, allocator));
     try {
-      for (int c = 0; c < rightFields.size(); c++) {
-        vectors.add(Gather.column(buildSources[c], rightFields.get(c), buildRefs, 0, count, allocator));
-      }
+      buildColumns(vectors, buildRefs, 0, count);
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
@@ -579,12 +577,19 @@ public final class HashJoinExec extends Operator {
     return r;
   }
 
+  /** Adds to {@code vectors} the build side's columns of the rows {@code refs[from, from + count)}. */
+  private void buildColumns(List<FieldVector> vectors, long[] refs, int from, int count) {
+    for (int c = 0; c < rightFields.size(); c++) {
+      vectors.add(Gather.column(buildSources[c], rightFields.get(c), refs, from, count, allocator));
+    }
+  }
+
   /** Emits the next batch of unmatched build rows, padded with NULLs on the probe side. */
   private void emitUnmatchedBuild() {
     int count = Math.min(batchRows, unmatchedBuild.length - unmatchedPos);
     List<FieldVector> vectors = new ArrayList<>(Rows.nulls(leftFields, count, allocator));
     try {
-      vectors.addAll(Rows.copy(build, 0, rightFields, unmatchedBuild, unmatchedPos, count, allocator));
+      buildColumns(vectors, unmatchedBuild, unmatchedPos, count);
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
