@@ -48,14 +48,27 @@ public final class PruningBenchmark {
     int runs = 5;
     Path out = Path.of("bench/results");
     List<String> floorCompare = new ArrayList<>();
+    String sections = "all";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--sections" -> sections = args[++i];
         case "--floor-compare" -> floorCompare.addAll(List.of(args[++i].split(",(?=[^,=]+=jdbc:)")));
         case "--sf" -> sf = Double.parseDouble(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
+    }
+    if (sections.equals("join")) {
+      // the join section alone (its own results file)
+      Files.createDirectories(out);
+      Files.writeString(out.resolve("pruning-joins.md"), "# Row-group pruning benchmark: joins\n"
+          + JoinPruningSection.run(sf, runs));
+      System.out.println("wrote " + out.resolve("pruning-joins.md"));
+      return;
+    }
+    if (!sections.equals("all") && !sections.equals("scan")) {
+      throw new IllegalArgumentException("--sections is all, scan or join, not " + sections);
     }
     Path data = ensureFiles(sf, LAYOUTS);
     List<Query> queries = queries(sf);
@@ -103,8 +116,9 @@ public final class PruningBenchmark {
       System.out.printf(Locale.ROOT, "SELECT 1: quiver %.1f ms, duckdb %.1f ms%n", floor[0], floor[1]);
       floorNote = compareFloors(on, floorCompare, Math.max(15, runs * 5));
     }
+    String joins = sections.equals("all") ? JoinPruningSection.run(sf, runs) : "";
     Files.createDirectories(out);
-    Files.writeString(out.resolve("pruning.md"), markdown(sf, runs, results, floor) + floorNote);
+    Files.writeString(out.resolve("pruning.md"), markdown(sf, runs, results, floor) + floorNote + joins);
     Files.writeString(out.resolve("pruning.svg"), svg(results));
     System.out.println("wrote " + out.resolve("pruning.md") + " and " + out.resolve("pruning.svg"));
   }

@@ -66,6 +66,7 @@ public final class Main {
           case "--port" -> port = Integer.parseInt(value(args, ++i));
           case "--query-memory" -> memory = bytes(value(args, ++i));
           case "--server-memory" -> serverMemory = bytes(value(args, ++i));
+          case "--spill-dir" -> dev.quiver.planner.exec.JoinSpill.directory(java.nio.file.Path.of(value(args, ++i)));
           case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
           case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
           case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
@@ -332,6 +333,8 @@ public final class Main {
     System.out.println("  --server-memory BYTES  memory limit of all queries together (default 8g, or a quarter of the"
         + " machine's memory if less); without -Xmx the server runs in a JVM sized from it: heap and direct memory"
         + " each this + 256m");
+    System.out.println("  --spill-dir DIR  where a hash join whose build side outgrows the query's memory writes its"
+        + " partitions (default: the system's temp directory); deleted when the query ends");
     System.out.println("  --max-queries-per-user N  running queries per user (default " + ServerConfig.DEFAULT_MAX_QUERIES_PER_USER
         + ": 8 or twice the cores; without --users all clients are one user); more wait");
     System.out.println("  --max-queued-per-user N  queries of one user that may wait (default 1024); more are refused");

@@ -72,7 +72,9 @@ public final class ScanMetrics {
   public void decoderFallbacks(long n) { decoderFallbacks.addAndGet(n); }
   public long decoderFallbacks() { return decoderFallbacks.get(); }
   /** The scan got a runtime filter, shown as {@code text}. */
-  public void runtimeFilter(String text) { runtimeFilter = text; }
+  public synchronized void runtimeFilter(String text) {
+    runtimeFilter = runtimeFilter == null ? text : runtimeFilter + " AND " + text;
+  }
   /** The runtime filter the scan got, or null. */
   public String runtimeFilter() { return runtimeFilter; }
 

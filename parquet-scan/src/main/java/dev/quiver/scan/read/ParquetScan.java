@@ -197,7 +197,8 @@ public final class ParquetScan implements AutoCloseable {
    * pruning off.
    */
   public ParquetScan withRuntimeFilter(ScanPredicate filter) {
-    if (todo == null && usePageIndex) this.runtime = filter;
+    // two joins may each send one: the scan keeps both
+    if (todo == null && usePageIndex) this.runtime = runtime == null ? filter : ScanPredicate.and(List.of(runtime, filter));
     return this;
   }
 

@@ -82,9 +82,39 @@ public final class HashJoinExec extends Operator {
   private boolean[] unknown;
   private int probeRow;
   private long[] curRefs;
+  /** {@link #curRefs}' candidates end here (a range join's are a slice of its sorted build rows). */
+  private int curEnd;
   private long[] curExtra;
   private int curRow;
   private int refPos;
+
+  /**
+   * A keyless join whose conditions bound a build value (a range or band join, {@link RangeJoinBounds}): the build
+   * rows sorted by that value ({@link #sortedKeys}, {@link #sortedRefs}; rows where it is NULL left out), the probe
+   * side's bounds, and their values for the current probe batch.
+   */
+  private PhysicalExpr rangeValue;
+  private List<RangeBound> rangeBounds = List.of();
+  private long[] sortedKeys;
+  private long[] sortedRefs;
+  private List<ColumnValues> boundValues;
+  /**
+   * A second build value bounded from the other side (an interval's other end; null: none), its bounds, and the
+   * least and greatest {@code second - value} over the build rows (null when that overflows: the bounds are unused).
+   */
+  private PhysicalExpr rangeSecond;
+  /** The range join's values are doubles, sorted and bounded by {@link RangeJoinBounds#sortable} images. */
+  private boolean rangeDoubles;
+  private List<RangeBound> secondBounds = List.of();
+  private long[] secondDelta;
+  private List<ColumnValues> secondValues;
+
+  /**
+   * {@code x OP probe - offset} for the build value {@code x}; {@code upper}: {@code <}/{@code <=}. {@code column}:
+   * the probe side's scan column that {@code probe} reads unchanged (null: none), of type {@code type}.
+   */
+  record RangeBound(PhysicalExpr probe, long offset, boolean upper, boolean inclusive, String column,
+      org.apache.arrow.vector.types.pojo.ArrowType type) {}
 
   /**
    * {@code leftKeys[i]} (over the left input) equals {@code rightKeys[i]} (over the right input); {@code longKey}: one
@@ -137,6 +167,23 @@ public final class HashJoinExec extends Operator {
   @Override public Schema schema() { return schema; }
   @Override public List<Operator> children() { return List.of(left, right); }
 
+  /**
+   * Makes a keyless join a range join: the build rows sorted by {@code value} (over the build side, of the LONG
+   * family, or DOUBLE when {@code doubles}), each probe row's candidates the rows whose value the {@code bounds} (over the probe side) allow. The
+   * conditions the bounds come from must stay in the residual ({@link RangeJoinBounds} states why this is exact).
+   */
+  void rangeIndex(PhysicalExpr value, boolean doubles, List<RangeBound> bounds, PhysicalExpr second,
+      List<RangeBound> secondBounds) {
+    if (!leftKeys.isEmpty() || type == JoinType.NULL_AWARE_ANTI || bounds.isEmpty() || residual == null) {
+      throw new IllegalArgumentException("a range join is keyless, not NOT IN, has bounds and keeps its residual");
+    }
+    this.rangeValue = value;
+    this.rangeDoubles = doubles;
+    this.rangeBounds = List.copyOf(bounds);
+    this.rangeSecond = secondBounds.isEmpty() ? null : second;
+    this.secondBounds = secondBounds.isEmpty() ? List.of() : List.copyOf(secondBounds);
+  }
+
   @Override
   public String describe() {
     return description;
@@ -146,7 +193,11 @@ public final class HashJoinExec extends Operator {
   public Map<String, Long> metrics() {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("build_rows", (long) buildRows);
-    m.put("candidates", candidates);
+    m.put("candidates", candidates + (partitionJoin == null ? 0 : partitionJoin.candidates));
+    if (spill != null) {
+      m.put("spilled_bytes", spilledBytes + (partitionJoin == null ? 0 : partitionJoin.spilledBytes));
+      m.put("spill_partitions", (long) JoinSpill.PARTITIONS);
+    }
     return m;
   }
 
@@ -212,11 +263,57 @@ public final class HashJoinExec extends Operator {
     runtimeTarget.runtimeFilter(filter, shown);
   }
 
+  /**
+   * A range join's runtime filter: a probe value {@code p} can match only when its bound meets a build value, so
+   * {@code x <= p - c} needs {@code p >= min(x) + c} and {@code x >= p - c} needs {@code p <= max(x) + c} (strict
+   * for strict bounds); no build rows: FALSE. Sent, like {@link #sendRuntimeFilter}, to the probe side's scan set by
+   * {@link #runtimeFilterTo} for the bounds whose probe value is that scan's column; a sum that overflows is skipped.
+   */
+  private void sendRangeFilter() {
+    if (runtimeTarget == null || rangeDoubles) return;
+    dev.quiver.scan.predicate.ScanPredicate filter;
+    if (sortedKeys.length == 0) {
+      filter = new dev.quiver.scan.predicate.ScanPredicate.Const(false);
+      runtimeTarget.runtimeFilter(filter, "FALSE (no build rows)");
+      return;
+    }
+    List<dev.quiver.scan.predicate.ScanPredicate> parts = new ArrayList<>();
+    List<RangeBound> all = new ArrayList<>(rangeBounds);
+    all.addAll(secondBounds);
+    for (int k = 0; k < all.size(); k++) {
+      RangeBound b = all.get(k);
+      if (b.column() == null) continue;
+      boolean second = k >= rangeBounds.size();
+      long min = second ? secondMin : sortedKeys[0];
+      long max = second ? secondMax : sortedKeys[sortedKeys.length - 1];
+      long at;
+      try {
+        at = Math.addExact(b.upper() ? min : max, b.offset());
+      } catch (ArithmeticException overflow) {
+        continue;
+      }
+      dev.quiver.scan.predicate.ScanPredicate.Op op = b.upper()
+          ? (b.inclusive() ? dev.quiver.scan.predicate.ScanPredicate.Op.GE : dev.quiver.scan.predicate.ScanPredicate.Op.GT)
+          : (b.inclusive() ? dev.quiver.scan.predicate.ScanPredicate.Op.LE : dev.quiver.scan.predicate.ScanPredicate.Op.LT);
+      parts.add(new dev.quiver.scan.predicate.ScanPredicate.Compare(b.column(), op, at, b.type()));
+    }
+    if (parts.isEmpty()) return;
+    filter = dev.quiver.scan.predicate.ScanPredicate.and(parts);
+    runtimeTarget.runtimeFilter(filter, filter.toString());
+  }
+
   /** The build side's columns, per output column then batch (for gathering output rows). */
   private FieldVector[][] buildSources;
 
+  /** How many {@code second - value} differences {@link #secondDelta} has seen. */
+  private long rangeDeltas;
+  /** The least and greatest second value of the build rows (for the runtime filter). */
+  private long secondMin = Long.MAX_VALUE;
+  private long secondMax = Long.MIN_VALUE;
+
   private void buildSide() {
     table = new HashMap<>();
+    if (rangeSecond != null) secondDelta = new long[2];
     Map<Object, LongList> lists = new HashMap<>();
     LongList chainKeys = longKey ? new LongList() : null;
     LongList chainRows = longKey ? new LongList() : null;
@@ -225,11 +322,43 @@ public final class HashJoinExec extends Operator {
     LongList nullKeys = new LongList();
     VectorSchemaRoot batch;
     while ((batch = right.next()) != null) {
+      if (spillable() && overMemory()) {
+        spillAll(batch);
+        return;
+      }
+      for (FieldVector v : batch.getFieldVectors()) heldBytes += v.getBufferSize();
       int b = build.size();
       build.add(batch);
       buildOffsets.add(buildRows);
       int n = batch.getRowCount();
       buildRows += n;
+      if (rangeValue != null) {
+        try (ColumnValues v = rangeValue.eval(batch, allocator);
+            ColumnValues w = rangeSecond == null ? null : rangeSecond.eval(batch, allocator)) {
+          for (int i = 0; i < n; i++) {
+            if (v.isNull(i) || (w != null && w.isNull(i))) continue;
+            long x = rangeKey(v, i);
+            if (w != null) {
+              long y = rangeKey(w, i);
+              secondMin = Math.min(secondMin, y);
+              secondMax = Math.max(secondMax, y);
+            }
+            if (w != null && secondDelta != null) {
+              try {
+                long d = Math.subtractExact(rangeKey(w, i), x);
+                if (rangeDeltas == 0 || d < secondDelta[0]) secondDelta[0] = d;
+                if (rangeDeltas++ == 0 || d > secondDelta[1]) secondDelta[1] = d;
+              } catch (ArithmeticException overflow) {
+                secondDelta = null;
+              }
+            }
+            all.add(Rows.ref(b, i));
+            nullKeys.add(x); // the sort values, beside their rows
+          }
+        }
+        memory.add(16L * n);
+        continue;
+      }
       if (rightKeys.isEmpty()) {
         for (int i = 0; i < n; i++) all.add(Rows.ref(b, i));
         memory.add(8L * n);
@@ -290,14 +419,123 @@ public final class HashJoinExec extends Operator {
     for (int c = 0; c < rightFields.size(); c++) {
       for (int b = 0; b < build.size(); b++) buildSources[c][b] = build.get(b).getVector(c);
     }
-    allBuild = all.toArray();
-    nullKeyBuild = nullKeys.toArray();
+    if (rangeValue != null) {
+      sortedRefs = all.toArray();
+      sortedKeys = nullKeys.toArray();
+      LongSort.byKey(sortedKeys, sortedRefs);
+      sendRangeFilter();
+    } else {
+      allBuild = all.toArray();
+      nullKeyBuild = nullKeys.toArray();
+    }
     if (type == JoinType.RIGHT || type == JoinType.FULL) buildMatched = new BitSet(buildRows);
+  }
+
+  /** The query's memory used beyond this fraction of its limit while a build side grows: the join spills. */
+  static final double SPILL_AT = 0.6;
+  /** A partition's join may spill its partition again, up to this depth. */
+  static final int MAX_SPILL_LEVEL = 3;
+  /** 0 for a planned join; n for the join of a partition spilled n levels deep. */
+  private int spillLevel;
+  private JoinSpill spill;
+  private int partition = -1;
+  private HashJoinExec partitionJoin;
+  /** Bytes spilled by this join and the partition joins below it that finished. */
+  private long spilledBytes;
+
+  /**
+   * Whether this join can spill: it has equi-keys (rows partition by them) and is not NULL-aware (NOT IN needs to
+   * know of a NULL anywhere on the build side), and the recursion has room.
+   */
+  private boolean spillable() {
+    return !leftKeys.isEmpty() && type != JoinType.NULL_AWARE_ANTI && spillLevel < MAX_SPILL_LEVEL;
+  }
+
+  /**
+   * The query uses more than {@link #SPILL_AT} of its memory limit and this join's build side holds at least an
+   * eighth of the limit (spilling a small build side would free nothing worth having).
+   */
+  private boolean overMemory() {
+    long limit = allocator.getLimit();
+    return limit > 0 && limit < Long.MAX_VALUE && allocator.getAllocatedMemory() > limit * SPILL_AT
+        && heldBytes + memory.used() >= limit / 8;
+  }
+
+  /** The Arrow bytes of the build batches held. */
+  private long heldBytes;
+
+  /**
+   * Turns this join into a grace hash join: the build rows held so far, {@code next} and the rest of the build side,
+   * then the whole probe side, are written to {@link JoinSpill} partitions; {@link #produce()} then joins one
+   * partition at a time with a join of its own (which may spill again, one level deeper). The structures built so
+   * far are dropped, and no runtime filter is sent (the build side is never whole in memory).
+   */
+  private void spillAll(VectorSchemaRoot next) {
+    // held with the others, so that close() releases it if spilling fails
+    build.add(next);
+    buildRows += next.getRowCount();
+    spill = new JoinSpill(right.schema(), left.schema(), spillLevel, allocator);
+    while (!build.isEmpty()) spillBatch(build.remove(0), true); // each closed as written (a failure leaves the rest)
+    buildOffsets.clear();
+    memory.reset();
+    heldBytes = 0;
+    VectorSchemaRoot batch;
+    while ((batch = right.next()) != null) {
+      buildRows += batch.getRowCount();
+      spillBatch(batch, true);
+    }
+    while ((batch = left.next()) != null) spillBatch(batch, false);
+    spill.finishWriting();
+    spilledBytes = spill.bytes();
+  }
+
+  /** Writes {@code batch} (closed here) to the build or probe partitions. */
+  private void spillBatch(VectorSchemaRoot batch, boolean buildSide) {
+    List<ColumnValues> kv = new ArrayList<>();
+    try {
+      for (PhysicalExpr e : buildSide ? rightKeys : leftKeys) kv.add(e.eval(batch, allocator));
+      if (buildSide) spill.addBuild(batch, kv, nullSafe);
+      else spill.addProbe(batch, kv, nullSafe);
+    } finally {
+      kv.forEach(ColumnValues::close);
+      batch.close();
+    }
+    cancellation.check();
+  }
+
+  /** The next output batch of the spilled join: partition by partition, each joined by a join of its own. */
+  private VectorSchemaRoot spilledNext() {
+    while (true) {
+      if (partitionJoin != null) {
+        VectorSchemaRoot out = partitionJoin.next();
+        if (out != null) return out;
+        finishPartition();
+      }
+      do {
+        if (++partition >= JoinSpill.PARTITIONS) return null;
+      } while (!spill.hasRows(partition));
+      Operator probeSide = spill.probeReader(partition);
+      Operator buildSide = spill.buildReader(partition);
+      partitionJoin = new HashJoinExec(probeSide, buildSide, type, schema, leftKeys, rightKeys, nullSafe, longKey,
+          residual, description, allocator, batchRows);
+      partitionJoin.spillLevel = spillLevel + 1;
+      partitionJoin.cancellation = cancellation;
+      probeSide.cancellation = cancellation;
+      buildSide.cancellation = cancellation;
+    }
+  }
+
+  private void finishPartition() {
+    candidates += partitionJoin.candidates;
+    spilledBytes += partitionJoin.spilledBytes;
+    partitionJoin.close();
+    partitionJoin = null;
   }
 
   @Override
   protected VectorSchemaRoot produce() {
     if (table == null) buildSide();
+    if (spill != null) return spilledNext();
     while (true) {
       if (!pending.isEmpty()) return pending.poll();
       if (probe != null) {
@@ -331,6 +569,12 @@ public final class HashJoinExec extends Operator {
     filled = 0;
     probeKeys = new ArrayList<>();
     for (PhysicalExpr e : leftKeys) probeKeys.add(e.eval(batch, allocator));
+    if (rangeValue != null) {
+      boundValues = new ArrayList<>();
+      for (RangeBound b : rangeBounds) boundValues.add(b.probe().eval(batch, allocator));
+      secondValues = new ArrayList<>();
+      if (secondDelta != null) for (RangeBound b : secondBounds) secondValues.add(b.probe().eval(batch, allocator));
+    }
   }
 
   /**
@@ -345,7 +589,7 @@ public final class HashJoinExec extends Operator {
     int n = probe.getRowCount();
     while (true) {
       if (curRefs != null) {
-        int lenA = curRefs.length;
+        int lenA = curEnd;
         int len = lenA + (curExtra == null ? 0 : curExtra.length);
         while (refPos < len) {
           if (filled == chunk) {
@@ -366,7 +610,14 @@ public final class HashJoinExec extends Operator {
       int i = probeRow++;
       long[] refs;
       long[] extra = null;
-      if (leftKeys.isEmpty()) {
+      int from = 0;
+      int to = -1;
+      if (rangeValue != null) {
+        long packed = candidateRange(i);
+        from = (int) (packed >>> 32);
+        to = (int) packed;
+        refs = from < to ? sortedRefs : null;
+      } else if (leftKeys.isEmpty()) {
         refs = allBuild;
       } else if (Keys.anyNull(probeKeys, nullSafe, i)) {
         if (unknown == null || buildRows == 0) continue;
@@ -387,18 +638,79 @@ public final class HashJoinExec extends Operator {
           if (refs == null) refs = new long[0];
         }
       }
-      if (refs == null || refs.length + (extra == null ? 0 : extra.length) == 0) continue;
+      if (refs == null) continue;
+      if (to < 0) to = refs.length;
+      if (to - from + (extra == null ? 0 : extra.length) == 0) continue;
       if (!needPairs) {
         matched[i] = true;
         continue;
       }
       curRefs = refs;
+      curEnd = to;
       curExtra = extra;
       curRow = i;
-      refPos = 0;
+      refPos = from;
     }
     if (filled > 0) flush();
     finishProbe();
+  }
+
+  /**
+   * The slice of {@link #sortedKeys} that probe row {@code i}'s bounds allow, as {@code from << 32 | to} (empty when
+   * a bound is NULL or the bounds cross); a bound beyond the longs constrains nothing.
+   */
+  private long candidateRange(int i) {
+    long lo = Long.MIN_VALUE;
+    long hi = Long.MAX_VALUE;
+    for (int k = 0; k < rangeBounds.size(); k++) {
+      ColumnValues v = boundValues.get(k);
+      if (v.isNull(i)) return 0;
+      RangeBound b = rangeBounds.get(k);
+      long p = rangeKey(v, i);
+      long at;
+      try {
+        at = Math.subtractExact(p, b.offset());
+      } catch (ArithmeticException overflow) {
+        continue;
+      }
+      if (b.upper()) {
+        if (!b.inclusive()) {
+          if (at == Long.MIN_VALUE) return 0;
+          at--;
+        }
+        hi = Math.min(hi, at);
+      } else {
+        if (!b.inclusive()) {
+          if (at == Long.MAX_VALUE) return 0;
+          at++;
+        }
+        lo = Math.max(lo, at);
+      }
+    }
+    // a bound on the second value, y OP p - c, bounds the sorted one x = y - (y - x): x >= p - c - dmax or
+    // x <= p - c - dmin (strict bounds loosened to inclusive: a superset)
+    for (int k = 0; k < secondValues.size(); k++) {
+      ColumnValues v = secondValues.get(k);
+      if (v.isNull(i)) return 0;
+      RangeBound b = secondBounds.get(k);
+      long at;
+      try {
+        at = Math.subtractExact(Math.subtractExact(rangeKey(v, i), b.offset()), secondDelta[b.upper() ? 0 : 1]);
+      } catch (ArithmeticException overflow) {
+        continue;
+      }
+      if (b.upper()) hi = Math.min(hi, at);
+      else lo = Math.max(lo, at);
+    }
+    if (lo > hi) return 0;
+    int from = LongSort.firstAtLeast(sortedKeys, lo);
+    int to = hi == Long.MAX_VALUE ? sortedKeys.length : LongSort.firstAtLeast(sortedKeys, hi + 1);
+    return ((long) from << 32) | to;
+  }
+
+  /** Row {@code i}'s range-join value: its long, or a double's {@link RangeJoinBounds#sortable} image. */
+  private long rangeKey(ColumnValues v, int i) {
+    return rangeDoubles ? RangeJoinBounds.sortable(v.getDouble(i)) : v.getLong(i);
   }
 
   /** The first build row (index into {@link #chainRefs}) whose keys equal probe row {@code i}'s, or -1. */
@@ -464,6 +776,10 @@ public final class HashJoinExec extends Operator {
   private void releaseProbe() {
     if (probeKeys != null) probeKeys.forEach(ColumnValues::close);
     probeKeys = null;
+    if (boundValues != null) boundValues.forEach(ColumnValues::close);
+    boundValues = null;
+    if (secondValues != null) secondValues.forEach(ColumnValues::close);
+    secondValues = null;
     if (probe != null) probe.close();
     probe = null;
     curRefs = null;
@@ -601,6 +917,9 @@ public final class HashJoinExec extends Operator {
   @Override
   public void close() {
     super.close();
+    if (partitionJoin != null) partitionJoin.close();
+    partitionJoin = null;
+    if (spill != null) spill.close();
     releaseProbe();
     build.forEach(VectorSchemaRoot::close);
     build.clear();

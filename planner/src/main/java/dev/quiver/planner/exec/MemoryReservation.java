@@ -12,7 +12,7 @@ import org.apache.arrow.memory.BufferAllocator;
  */
 final class MemoryReservation implements AutoCloseable {
   private final BufferAllocator allocator;
-  private final AllocationReservation reservation;
+  private AllocationReservation reservation;
   private final String owner;
   private final long limit;
   /** Reserved at a time: 1/64 of the limit, between 1 KiB and 1 MiB. */
@@ -45,6 +45,19 @@ final class MemoryReservation implements AutoCloseable {
       }
       reserved += step;
     }
+  }
+
+  /** Bytes charged so far. */
+  long used() {
+    return used;
+  }
+
+  /** Gives back everything reserved (the structures it covered were dropped), and starts again from nothing. */
+  void reset() {
+    reservation.close();
+    reservation = allocator.newReservation();
+    used = 0;
+    reserved = 0;
   }
 
   @Override

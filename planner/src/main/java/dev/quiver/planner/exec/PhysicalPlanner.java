@@ -408,13 +408,45 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       joined.addAll(right.schema().getFields());
       dev.quiver.planner.kernel.PhysicalExpr residualCompiled = residualExpr == null ? null
           : ExprCompiler.compile(residualExpr, new org.apache.arrow.vector.types.pojo.Schema(joined), ctx);
+      // no equi-keys, but inequalities bounding a build value: a range join over the build rows sorted by it
+      RangeJoinBounds.Found range = keys.isEmpty() && residualExpr != null
+          && p.type() != LogicalPlan.JoinType.NULL_AWARE_ANTI
+          ? RangeJoinBounds.find(residual, leftNames, rightNames) : null;
       String description = "HashJoinExec: type=" + p.type() + " keys=[" + String.join(", ", shown) + "]"
+          + (range == null ? "" : " sorted_by=" + range.buildValue() + " range=" + java.util.stream.Stream.concat(
+              range.bounds().stream(), range.secondBounds().stream()).map(b -> b.conjunct().toString()).toList())
           + (residualExpr == null ? "" : " residual=" + residualExpr);
       HashJoinExec join = new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, nullSafe, longKey,
           residualCompiled, description, allocator, batchRows);
       // a runtime filter from the build keys to the probe side's scan: where probe rows without a match are dropped
       boolean dropsUnmatchedProbe = p.type() == LogicalPlan.JoinType.INNER || p.type() == LogicalPlan.JoinType.SEMI
           || p.type() == LogicalPlan.JoinType.RIGHT;
+      if (range != null) {
+        // the bounds on one probe-side scan's columns filter that scan by the build values' range
+        java.util.List<HashJoinExec.RangeBound> bounds = new java.util.ArrayList<>();
+        java.util.List<HashJoinExec.RangeBound> secondBounds = new java.util.ArrayList<>();
+        ScanExec rangeTarget = null;
+        java.util.List<RangeJoinBounds.Bound> found = new java.util.ArrayList<>(range.bounds());
+        found.addAll(range.secondBounds());
+        for (RangeJoinBounds.Bound b : found) {
+          String column = null;
+          if (dropsUnmatchedProbe && b.probe() instanceof dev.quiver.planner.expr.Expr.ColumnRef probeColumn) {
+            Object[] target = traceToScan(p.left(), probeColumn.name());
+            ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
+            if (scanOp != null && (rangeTarget == null || rangeTarget == scanOp)) {
+              rangeTarget = scanOp;
+              column = (String) target[1];
+            }
+          }
+          (bounds.size() < range.bounds().size() ? bounds : secondBounds).add(new HashJoinExec.RangeBound(
+              ExprCompiler.compile(b.probe(), left.schema(), ctx), b.offset(), b.upper(), b.inclusive(), column,
+              b.probe().type()));
+        }
+        join.rangeIndex(ExprCompiler.compile(range.buildValue(), right.schema(), ctx),
+            Kernels.family(range.buildValue().type()) == Kernels.Family.DOUBLE, bounds,
+            range.second() == null ? null : ExprCompiler.compile(range.second(), right.schema(), ctx), secondBounds);
+        if (rangeTarget != null) join.runtimeFilterTo(rangeTarget, null, null);
+      }
       if (longKey && keys.size() == 2 && dropsUnmatchedProbe
           && keys.get(0) instanceof dev.quiver.planner.expr.Expr.ColumnRef probeKey) {
         Object[] target = traceToScan(p.left(), probeKey.name());

@@ -380,7 +380,7 @@ final class FromBinder {
   }
 
   /** Whether the text of {@code e} may hold a subquery (a superset: "select" in a string counts too). */
-  private static boolean mentionsSelect(Expression e) {
+  static boolean mentionsSelect(Expression e) {
     try {
       return e.toString().toLowerCase(java.util.Locale.ROOT).contains("select");
     } catch (StackOverflowError tooDeep) {

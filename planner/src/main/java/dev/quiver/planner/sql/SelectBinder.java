@@ -78,30 +78,23 @@ final class SelectBinder {
       b.plan = ps.getFromItem() == null ? corr.domain : new LogicalPlan.Join(b.plan, corr.domain, LogicalPlan.JoinType.INNER, null);
     }
 
-    // WHERE: subquery predicates become joins, correlated predicates are taken out for the caller
+    // WHERE: subquery predicates become joins, correlated predicates are taken out for the caller. The terms without
+    // a subquery filter the rows first (a conjunction's order does not change its rows), so that a dependent
+    // subquery's domain holds only the outer values of rows that can pass
     if (ps.getWhere() != null) {
-      List<Expr> filters = new ArrayList<>();
-      for (Expression term : SubqueryDecorrelator.andTerms(ps.getWhere())) {
-        try {
-          if (subqueries.subqueryPredicate(term, b)) continue;
-        } catch (QuiverException notAsJoin) {
-          // correlated outside the subquery's WHERE: planned as a value below (a filter on its mark)
-          if (notAsJoin.code() != ErrorCode.UNSUPPORTED) throw notAsJoin;
-        }
-        Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
-        if (SqlTypes.isNull(bound.type())) bound = Coercion.coerce(bound, SqlTypes.BOOLEAN);
-        if (!SqlTypes.isBoolean(bound.type())) {
-          throw new QuiverException(ErrorCode.INVALID_QUERY,
-              "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
-                  + SqlPositions.snippet(term));
-        }
-        if (corr != null && corr.mode != Mode.NONE && !domain && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
-          corr.conjuncts.add(bound);
-          corr.written.add(term);
-        } else {
-          filters.add(bound);
-        }
+      List<Expression> terms = SubqueryDecorrelator.andTerms(ps.getWhere());
+      List<Expression> plain = new ArrayList<>();
+      List<Expression> withSubquery = new ArrayList<>();
+      for (Expression term : terms) (FromBinder.mentionsSelect(term) ? withSubquery : plain).add(term);
+      if (!plain.isEmpty() && !withSubquery.isEmpty()) {
+        List<Expr> first = new ArrayList<>();
+        for (Expression term : plain) whereTerm(term, b, corr, domain, outerNames, first);
+        b.flush();
+        if (!first.isEmpty()) b.plan = new LogicalPlan.Filter(b.plan, Exprs.and(first));
+        terms = withSubquery;
       }
+      List<Expr> filters = new ArrayList<>();
+      for (Expression term : terms) whereTerm(term, b, corr, domain, outerNames, filters);
       b.flush();
       if (!filters.isEmpty()) b.plan = new LogicalPlan.Filter(b.plan, Exprs.and(filters));
     }
@@ -622,6 +615,33 @@ final class SelectBinder {
    * Whether the select list calls an aggregate function itself, read from the parsed tree: a string, an alias or a
    * type that spells a function's name is no call, and an aggregate inside a subquery aggregates that subquery.
    */
+  /**
+   * Binds one term of a WHERE conjunction: a subquery predicate becomes a join of {@code b}'s plan; a term correlated
+   * to an enclosing query goes to {@code corr}; any other is added to {@code filters}.
+   */
+  private void whereTerm(Expression term, Block b, Correlation corr, boolean domain, Set<String> outerNames,
+      List<Expr> filters) {
+    try {
+      if (subqueries.subqueryPredicate(term, b)) return;
+    } catch (QuiverException notAsJoin) {
+      // correlated outside the subquery's WHERE: planned as a value below (a filter on its mark)
+      if (notAsJoin.code() != ErrorCode.UNSUPPORTED) throw notAsJoin;
+    }
+    Expr bound = ExprBinder.settleParameters(b.binder(false, List.of()).bind(term));
+    if (SqlTypes.isNull(bound.type())) bound = Coercion.coerce(bound, SqlTypes.BOOLEAN);
+    if (!SqlTypes.isBoolean(bound.type())) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY,
+          "WHERE must be a BOOLEAN expression, not " + SqlTypes.sqlName(bound.type()) + ": "
+              + SqlPositions.snippet(term));
+    }
+    if (corr != null && corr.mode != Mode.NONE && !domain && SubqueryDecorrelator.intersects(Exprs.columns(bound), outerNames)) {
+      corr.conjuncts.add(bound);
+      corr.written.add(term);
+    } else {
+      filters.add(bound);
+    }
+  }
+
   static boolean hasAggregate(PlainSelect ps) {
     for (SelectItem<?> item : ps.getSelectItems()) if (item.getExpression() != null && callsAggregate(item.getExpression())) return true;
     return false;
