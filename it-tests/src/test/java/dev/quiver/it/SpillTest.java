@@ -3,7 +3,7 @@ package dev.quiver.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.quiver.planner.exec.JoinSpill;
+import dev.quiver.planner.SpillDirectory;
 import dev.quiver.sample.SampleData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +41,8 @@ class SpillTest {
 
   @BeforeAll
   void start() throws Exception {
-    before = JoinSpill.directory();
-    JoinSpill.directory(spillDir);
+    before = SpillDirectory.get();
+    SpillDirectory.set(spillDir);
     Path data = SampleData.ensure();
     server = TestServer.start(data, LIMIT);
     jdbc = server.jdbc();
@@ -56,7 +56,7 @@ class SpillTest {
 
   @AfterAll
   void stop() throws Exception {
-    JoinSpill.directory(before);
+    SpillDirectory.set(before);
     jdbc.close();
     duck.close();
     server.close();
@@ -122,7 +122,7 @@ class SpillTest {
   @Test
   void anUnusableSpillDirectoryIsAClearError() throws Exception {
     Path notADirectory = Files.writeString(spillDir.resolve("a-file"), "x");
-    JoinSpill.directory(notADirectory);
+    SpillDirectory.set(notADirectory);
     try {
       assertThatThrownBy(() -> TestServer.rows(jdbc, "SELECT count(*) FROM lineitem a JOIN lineitem b "
           + "ON a.l_orderkey = b.l_orderkey AND a.l_linenumber = b.l_linenumber AND a.l_comment <> b.l_shipinstruct"))
@@ -130,7 +130,7 @@ class SpillTest {
           .satisfies(e -> assertThat(MemoryLimitTest.status((SQLException) e))
               .startsWith("RESOURCE_EXHAUSTED: ").contains("could not spill to").contains("--spill-dir"));
     } finally {
-      JoinSpill.directory(spillDir);
+      SpillDirectory.set(spillDir);
       Files.delete(notADirectory);
     }
   }

@@ -66,7 +66,7 @@ public final class Main {
           case "--port" -> port = Integer.parseInt(value(args, ++i));
           case "--query-memory" -> memory = bytes(value(args, ++i));
           case "--server-memory" -> serverMemory = bytes(value(args, ++i));
-          case "--spill-dir" -> dev.quiver.planner.exec.JoinSpill.directory(java.nio.file.Path.of(value(args, ++i)));
+          case "--spill-dir" -> dev.quiver.planner.SpillDirectory.set(java.nio.file.Path.of(value(args, ++i)));
           case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
           case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
           case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
