@@ -74,10 +74,11 @@ public final class Optimizer {
    */
   public static Optimizer standard(boolean simplify) {
     if (!simplify) {
-      return new Optimizer(List.of(new PushDownFilters(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
+      return new Optimizer(List.of(new PushDownFilters(), new PushSemiJoinDown(), new ReorderJoins(), new PushFilterIntoScan(),
+          new PruneColumns()));
     }
     return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new RemoveTrivialFilter(),
-        new PushDownFilters(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
+        new PushDownFilters(), new PushSemiJoinDown(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
   }
 
   /**
