@@ -882,6 +882,8 @@
     ['inlist.md', 'IN lists', 'Filtering a string column by a constant IN list of many items.'],
     ['runtime-filters.md', 'Runtime filters', 'Joins whose build keys prune the other side\'s row groups before it is '
       + 'read: before and after, next to DuckDB on the same TPC-H files.'],
+    ['pruning-joins.md', 'Joins that prune', 'A selective filter on TPC-H orders joined to lineitem: lineitem\'s row '
+      + 'groups read with the join\'s runtime filter and without it, next to DuckDB.'],
     ['floor.md', 'Per-query floor', 'What the smallest query (SELECT 1) costs from a client, end to end.'],
     ['profile.md', 'Where the time goes', 'Where full-scan queries spend their CPU: decompressing, decoding, filtering, '
       + 'sending.'],

@@ -16,8 +16,9 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * Orders the inputs of each tree of inner joins greedily by estimated size, so that hash joins build on
  * small inputs and no cross product is formed where a join predicate exists: the largest input is probed,
- * and the smallest input connected to what is joined so far by a predicate is added next (as the build
- * side). Each predicate is placed at the first join where all its columns are available. An outer join
+ * and the input connected to what is joined so far whose join is estimated smallest is added next (as the build
+ * side, unless it is more than twice the size of what is joined so far: then that is built on). Filtered arms are
+ * joined to their one neighbour first ({@link #absorbFilteredArms}). Each predicate is placed at the first join where all its columns are available. An outer join
  * whose preserved side is the smaller one is flipped (LEFT becomes RIGHT) so that it builds on it.
  * Sizes are Parquet row counts, scaled down by a constant for each filter.
  * <p>Legal because inner joins are commutative and associative given that every predicate is kept; a
@@ -56,6 +57,8 @@ public final class ReorderJoins implements Rule {
     List<Expr> conjuncts = new ArrayList<>();
     flatten(root, leaves, conjuncts);
     if (leaves.size() < 2) return root;
+    Map<LogicalPlan, Double> armSizes = new java.util.IdentityHashMap<>();
+    if (leaves.size() > 2) absorbFilteredArms(leaves, conjuncts, armSizes);
     List<Set<String>> cols = new ArrayList<>();
     List<Double> size = new ArrayList<>();
     // which leaf has each column (names are unique in a statement), and the columns of each conjunct
@@ -64,7 +67,7 @@ public final class ReorderJoins implements Rule {
       Set<String> names = PushDownFilters.names(l);
       for (String n : names) owner.putIfAbsent(n, cols.size());
       cols.add(names);
-      size.add(estimate(l));
+      size.add(armSizes.getOrDefault(l, estimate(l)));
     }
     List<Set<String>> conjunctColumns = new ArrayList<>();
     // the leaves each conjunct reads (-1: a column of none), and the conjuncts that read each leaf
@@ -111,6 +114,7 @@ public final class ReorderJoins implements Rule {
           bestConnected = connected;
         }
       }
+      double accBefore = accRows;
       accRows = Math.max(1, bestOut);
       used[best] = true;
       have.addAll(cols.get(best));
@@ -121,13 +125,92 @@ public final class ReorderJoins implements Rule {
           placed[c] = true;
         }
       }
-      acc = new LogicalPlan.Join(acc, leaves.get(best), JoinType.INNER, cond.isEmpty() ? null : Exprs.and(cond));
+      // the smaller input is the build side (the right): the joined leaves when the new leaf is larger
+      acc = size.get(best) > 2 * accBefore
+          ? new LogicalPlan.Join(leaves.get(best), acc, JoinType.INNER, cond.isEmpty() ? null : Exprs.and(cond))
+          : new LogicalPlan.Join(acc, leaves.get(best), JoinType.INNER, cond.isEmpty() ? null : Exprs.and(cond));
     }
     List<Expr> rest = new ArrayList<>();
     for (int c = 0; c < conjuncts.size(); c++) if (!placed[c]) rest.add(conjuncts.get(c));
     if (!rest.isEmpty()) acc = new LogicalPlan.Filter(acc, Exprs.and(rest));
     if (sameTree(acc, root)) return root;
     return restoreOrder(acc, root);
+  }
+
+  /**
+   * Joins each filtered <em>arm</em> — a leaf that filters its rows ({@link PushSemiJoinDown#filtered}) and is tied
+   * by equalities to exactly one other leaf, e.g. TPC-H q07's {@code nation} with {@code n_name IN ('FRANCE',
+   * 'GERMANY')}, tied to {@code supplier} only — to that neighbour first, as one leaf of the greedy order, sized as
+   * the neighbour times the arm's share of the distinct keys ({@link #joinRows}). The greedy order, which grows one
+   * left-deep chain from the largest leaf, would otherwise join the neighbour unfiltered (10,000 suppliers) and meet
+   * the filter only later; as one leaf it is small (about 800 suppliers), and lineitem meets it before orders. The
+   * arm's conditions with its neighbour go into that join; conditions with other leaves stay in the list. Legal as
+   * any inner-join order is (see the class); only the order changes. {@code sizes} gets each new leaf's size.
+   */
+  private static void absorbFilteredArms(List<LogicalPlan> leaves, List<Expr> conjuncts, Map<LogicalPlan, Double> sizes) {
+    Map<String, Integer> owner = new HashMap<>();
+    for (int i = 0; i < leaves.size(); i++) for (String n : PushDownFilters.names(leaves.get(i))) owner.putIfAbsent(n, i);
+    // each leaf's equality neighbours
+    List<Set<Integer>> neighbours = new ArrayList<>();
+    for (int i = 0; i < leaves.size(); i++) neighbours.add(new HashSet<>());
+    for (Expr c : conjuncts) {
+      int[] pair = equalityLeaves(c, owner);
+      if (pair == null) continue;
+      neighbours.get(pair[0]).add(pair[1]);
+      neighbours.get(pair[1]).add(pair[0]);
+    }
+    boolean[] absorbed = new boolean[leaves.size()];
+    Map<Integer, LogicalPlan> replaced = new HashMap<>();
+    for (int arm = 0; arm < leaves.size(); arm++) {
+      if (neighbours.get(arm).size() != 1 || !PushSemiJoinDown.filtered(leaves.get(arm))) continue;
+      int hub = neighbours.get(arm).iterator().next();
+      // a hub that is itself an arm of this one (two filtered leaves tied only to each other) stays as it is
+      if (absorbed[hub] || neighbours.get(hub).size() == 1 || leaves.size() - countTrue(absorbed) <= 2) continue;
+      LogicalPlan hubPlan = replaced.getOrDefault(hub, leaves.get(hub));
+      List<Expr> cond = new ArrayList<>();
+      double rows = sizes.getOrDefault(hubPlan, estimate(hubPlan));
+      double armRows = estimate(leaves.get(arm));
+      double joined = rows * armRows;
+      for (java.util.Iterator<Expr> it = conjuncts.iterator(); it.hasNext(); ) {
+        Expr c = it.next();
+        int[] pair = equalityLeaves(c, owner);
+        if (pair == null || !((pair[0] == arm && pair[1] == hub) || (pair[0] == hub && pair[1] == arm))) continue;
+        cond.add(c);
+        it.remove();
+        Expr.Comparison eq = (Expr.Comparison) c;
+        String armColumn = owner.get(((Expr.ColumnRef) strip(eq.left())).name()) == arm
+            ? ((Expr.ColumnRef) strip(eq.left())).name() : ((Expr.ColumnRef) strip(eq.right())).name();
+        long bound = sourceBound(leaves.get(arm), armColumn);
+        // the arm keeps armRows of its bound's distinct keys: the hub keeps that share of its rows
+        joined = Math.min(joined, rows * Math.min(1.0, armRows / Math.max(1, bound < 0 ? armRows : bound)));
+      }
+      LogicalPlan arms = new LogicalPlan.Join(hubPlan, leaves.get(arm), JoinType.INNER, Exprs.and(cond));
+      replaced.put(hub, arms);
+      sizes.put(arms, Math.max(1, joined));
+      absorbed[arm] = true;
+    }
+    if (replaced.isEmpty()) return;
+    List<LogicalPlan> out = new ArrayList<>();
+    for (int i = 0; i < leaves.size(); i++) if (!absorbed[i]) out.add(replaced.getOrDefault(i, leaves.get(i)));
+    leaves.clear();
+    leaves.addAll(out);
+  }
+
+  private static int countTrue(boolean[] b) {
+    int n = 0;
+    for (boolean x : b) if (x) n++;
+    return n;
+  }
+
+  /** The two leaves an equality of two columns ties together, or null for any other conjunct. */
+  private static int[] equalityLeaves(Expr c, Map<String, Integer> owner) {
+    if (!(c instanceof Expr.Comparison cmp) || cmp.op() != Expr.CmpOp.EQ
+        || !(strip(cmp.left()) instanceof Expr.ColumnRef l) || !(strip(cmp.right()) instanceof Expr.ColumnRef r)) {
+      return null;
+    }
+    Integer a = owner.get(l.name());
+    Integer b = owner.get(r.name());
+    return a == null || b == null || a.equals(b) ? null : new int[] {a, b};
   }
 
   /**

@@ -29,4 +29,32 @@ class ReorderJoinsTest extends RuleTest {
     tester.apply(new ReorderJoins(), tester.analyzed("SELECT * FROM t LEFT JOIN bools ON bools.x = t.b")).doesNotFire();
     tester.apply(new ReorderJoins(), tester.analyzed("SELECT i32 FROM t WHERE i32 > 1")).doesNotFire();
   }
+
+  @Test
+  void aFilteredArmIsJoinedToItsOneNeighbourFirst() {
+    // bools, filtered, is tied to t2 only: t2 and bools are joined first, then t probes them
+    RuleTester.Applied applied = tester.apply(new ReorderJoins(), tester.analyzed(
+        "SELECT t.i32 FROM t JOIN t t2 ON t.i64 = t2.i64 JOIN (SELECT * FROM bools WHERE y) f ON f.x = t2.b")).fires();
+    java.util.List<String> lines = applied.explain().lines().toList();
+    String arm = lines.stream().filter(l -> l.contains("Join") && l.contains("x =")).findFirst().orElseThrow();
+    String top = lines.stream().filter(l -> l.contains("Join")).findFirst().orElseThrow();
+    assertThat(top).as(applied.explain()).contains("i64");
+    assertThat(indent(arm)).as(applied.explain()).isGreaterThan(indent(top));
+    assertThat(applied.plan().schema()).isEqualTo(applied.before().schema());
+    tester.apply(new ReorderJoins(), applied.plan()).doesNotFire(); // a fixpoint
+  }
+
+  @Test
+  void anUnfilteredLeafTiedToOneOtherIsNoArm() {
+    RuleTester.Applied applied = tester.apply(new ReorderJoins(), tester.analyzed(
+        "SELECT t.i32 FROM t JOIN t t2 ON t.i64 = t2.i64 JOIN bools ON bools.x = t2.b"));
+    java.util.List<String> lines = applied.explain().lines().toList();
+    String top = lines.stream().filter(l -> l.contains("Join")).findFirst().orElseThrow();
+    // bools is the smallest input and connected: the chain grows t, t2, then bools on top
+    assertThat(top).as(applied.explain()).contains("x =");
+  }
+
+  private static int indent(String line) {
+    return line.length() - line.stripLeading().length();
+  }
 }
