@@ -194,6 +194,7 @@ public final class HashJoinExec extends Operator {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("build_rows", (long) buildRows);
     m.put("candidates", candidates + (partitionJoin == null ? 0 : partitionJoin.candidates));
+    if (reversed) m.put("reversed", 1L);
     if (spill != null) {
       m.put("spilled_bytes", spilledBytes + (partitionJoin == null ? 0 : partitionJoin.spilledBytes));
       m.put("spill_partitions", (long) JoinSpill.PARTITIONS);
@@ -228,6 +229,17 @@ public final class HashJoinExec extends Operator {
     this.runtimeTarget = scan;
     this.runtimeColumn = column;
     this.runtimeType = type;
+  }
+
+  /** The build keys' range as the runtime filter (a semi join about to read ahead on its probe side). */
+  private void sendRangeFilter(long min, long max) {
+    if (runtimeTarget == null || leftKeys.size() != 1 || runtimeColumn == null) return;
+    dev.quiver.scan.predicate.ScanPredicate filter = dev.quiver.scan.predicate.ScanPredicate.and(List.of(
+        new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.GE,
+            min, runtimeType),
+        new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.LE,
+            max, runtimeType)));
+    runtimeTarget.runtimeFilter(filter, filter.toString());
   }
 
   private void sendRuntimeFilter(long[] keys) {
@@ -300,6 +312,96 @@ public final class HashJoinExec extends Operator {
     if (parts.isEmpty()) return;
     filter = dev.quiver.scan.predicate.ScanPredicate.and(parts);
     runtimeTarget.runtimeFilter(filter, filter.toString());
+  }
+
+  /** A semi or anti join with a build side of at least this many rows first looks at the size of its probe side. */
+  static final int REVERSE_MIN_BUILD = 1 << 18;
+  /** Probe batches read ahead by {@link #reversedSemiJoin} (handed to the probe loop when it does not reverse). */
+  private final ArrayDeque<VectorSchemaRoot> peeked = new ArrayDeque<>();
+  /** Whether this join reversed its sides ({@link #reversedSemiJoin}). */
+  private boolean reversed;
+
+  /**
+   * Whether a reversal may pay: a semi or anti join (EXISTS, IN, NOT EXISTS; not NOT IN, whose NULLs need the whole
+   * build side) on one integer key, with no residual, whose build side holds at least {@link #REVERSE_MIN_BUILD} rows.
+   */
+  private boolean reversible(long[] keys) {
+    return (type == JoinType.SEMI || type == JoinType.ANTI) && residual == null && leftKeys.size() == 1
+        && keys.length >= REVERSE_MIN_BUILD;
+  }
+
+  /**
+   * TPC-DS q95's shape: {@code ws_order_number IN (…8.7 million rows…)} over 147 outer rows. Rather than hash the big
+   * side, read ahead on the probe side, up to an eighth of the build side's rows; if it ends there, hash the probe
+   * rows instead (a small table that stays in cache), look every build key up in it, and emit the probe rows that
+   * met a key (SEMI) or none (ANTI), each batch in its order. Exact: a probe row matches when some build row has its
+   * key, whichever side is hashed; NULL keys match nothing (the build keys here are the non-NULL ones; a probe row
+   * with a NULL key is never marked, so ANTI keeps it and SEMI drops it, as before). The runtime filter (the build
+   * keys' range) is sent before reading ahead, so the probe side's scan still prunes by it. Returns false, with the
+   * batches read ahead kept for the probe loop, when the probe side is larger.
+   */
+  private boolean reversedSemiJoin(long[] keys) {
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (long k : keys) {
+      min = Math.min(min, k);
+      max = Math.max(max, k);
+    }
+    sendRangeFilter(min, max);
+    long limit = keys.length / 8;
+    long rows = 0;
+    VectorSchemaRoot batch;
+    while (rows <= limit && (batch = left.next()) != null) {
+      peeked.add(batch);
+      rows += batch.getRowCount();
+    }
+    if (rows > limit) return false;
+    reversed = true;
+    // the probe rows' keys: a table from key to the first of its rows (batch, row), chained
+    List<VectorSchemaRoot> probes = new ArrayList<>(peeked);
+    peeked.clear();
+    List<boolean[]> marks = new ArrayList<>();
+    LongIntMap heads = new LongIntMap((int) Math.max(8, rows));
+    LongList refs = new LongList();
+    int[] next = new int[(int) rows];
+    try {
+      for (int b = 0; b < probes.size(); b++) {
+        VectorSchemaRoot p = probes.get(b);
+        marks.add(new boolean[p.getRowCount()]);
+        try (ColumnValues kv = leftKeys.get(0).eval(p, allocator)) {
+          for (int i = 0; i < p.getRowCount(); i++) {
+            if (kv.isNull(i)) continue;
+            int at = refs.size();
+            refs.add(Rows.ref(b, i));
+            next[at] = heads.replace(kv.getLong(i), at);
+          }
+        }
+      }
+      memory.add(heads.bytes() + 12L * rows);
+      long[] r = refs.toArray();
+      for (int k = 0; k < keys.length; k++) {
+        if ((k & 0xFFFF) == 0) cancellation.check();
+        for (int j = heads.get(keys[k]); j >= 0; j = next[j]) {
+          boolean[] m = marks.get(Rows.batch(r[j]));
+          if (m[Rows.row(r[j])]) break; // this key's rows are marked already
+          m[Rows.row(r[j])] = true;
+        }
+      }
+      for (int b = 0; b < probes.size(); b++) {
+        probe = probes.get(b);
+        probes.set(b, null);
+        matched = marks.get(b);
+        emitProbeRows(type == JoinType.SEMI, false);
+        releaseProbe();
+      }
+    } finally {
+      for (VectorSchemaRoot p : probes) if (p != null) p.close();
+    }
+    candidates = keys.length;
+    probeDone = true;
+    build.forEach(VectorSchemaRoot::close); // only the keys were needed
+    build.clear();
+    return true;
   }
 
   /** The build side's columns, per output column then batch (for gathering output rows). */
@@ -397,6 +499,7 @@ public final class HashJoinExec extends Operator {
     if (longKey) {
       // the chains are linked from the last row to the first, so that each key's rows come in build order
       long[] keys = chainKeys.toArray();
+      if (chainSecond == null && reversible(keys) && reversedSemiJoin(keys)) return;
       chainRefs = chainRows.toArray();
       chainNext = new int[keys.length];
       long[] second = chainSecond == null ? null : chainSecond.toArray();
@@ -547,7 +650,7 @@ public final class HashJoinExec extends Operator {
         emitUnmatchedBuild();
         continue;
       }
-      VectorSchemaRoot batch = left.next();
+      VectorSchemaRoot batch = peeked.isEmpty() ? left.next() : peeked.poll();
       if (batch == null) {
         probeDone = true;
         if (buildMatched != null) unmatchedBuild = unmatchedBuildRows();
@@ -920,6 +1023,8 @@ public final class HashJoinExec extends Operator {
     if (partitionJoin != null) partitionJoin.close();
     partitionJoin = null;
     if (spill != null) spill.close();
+    peeked.forEach(VectorSchemaRoot::close);
+    peeked.clear();
     releaseProbe();
     build.forEach(VectorSchemaRoot::close);
     build.clear();
@@ -937,5 +1042,6 @@ public final class HashJoinExec extends Operator {
       a[n++] = v;
     }
     long[] toArray() { return java.util.Arrays.copyOf(a, n); }
+    int size() { return n; }
   }
 }
