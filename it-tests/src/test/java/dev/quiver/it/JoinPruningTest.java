@@ -32,10 +32,7 @@ class JoinPruningTest {
   void start() throws Exception {
     server = TestServer.start(SampleData.ensure());
     on = server.jdbc();
-    off = server.jdbc();
-    try (Statement s = off.createStatement()) {
-      s.execute("SET quiver.scan.pruning = false");
-    }
+    off = server.jdbcWithoutPruning();
   }
 
   @AfterAll

@@ -49,10 +49,7 @@ class RuntimeFilterTest {
     }
     server = TestServer.start(dir);
     on = server.jdbc();
-    off = server.jdbc();
-    try (Statement s = off.createStatement()) {
-      s.execute("SET quiver.scan.pruning = false");
-    }
+    off = server.jdbcWithoutPruning();
   }
 
   @AfterAll

@@ -114,6 +114,18 @@ final class TestServer implements AutoCloseable {
     return DriverManager.getConnection(server.jdbcUrl());
   }
 
+  /** A connection whose session has pruning off ({@code quiver.scan.pruning = false}): the same answers, read whole. */
+  Connection jdbcWithoutPruning() throws SQLException {
+    Connection c = jdbc();
+    try (java.sql.Statement s = c.createStatement()) {
+      s.execute("SET quiver.scan.pruning = false");
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
   String jdbcUrl() {
     return server.jdbcUrl();
   }

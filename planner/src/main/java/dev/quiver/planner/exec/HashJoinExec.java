@@ -234,12 +234,17 @@ public final class HashJoinExec extends Operator {
   /** The build keys' range as the runtime filter (a semi join about to read ahead on its probe side). */
   private void sendRangeFilter(long min, long max) {
     if (runtimeTarget == null || leftKeys.size() != 1 || runtimeColumn == null) return;
-    dev.quiver.scan.predicate.ScanPredicate filter = dev.quiver.scan.predicate.ScanPredicate.and(List.of(
+    dev.quiver.scan.predicate.ScanPredicate filter = keyRange(min, max);
+    runtimeTarget.runtimeFilter(filter, filter.toString());
+  }
+
+  /** {@code min <= key <= max} on the runtime filter's column. */
+  private dev.quiver.scan.predicate.ScanPredicate keyRange(long min, long max) {
+    return dev.quiver.scan.predicate.ScanPredicate.and(List.of(
         new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.GE,
             min, runtimeType),
         new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.LE,
             max, runtimeType)));
-    runtimeTarget.runtimeFilter(filter, filter.toString());
   }
 
   private void sendRuntimeFilter(long[] keys) {
@@ -265,11 +270,7 @@ public final class HashJoinExec extends Operator {
         min = Math.min(min, k);
         max = Math.max(max, k);
       }
-      filter = dev.quiver.scan.predicate.ScanPredicate.and(List.of(
-          new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.GE,
-              min, runtimeType),
-          new dev.quiver.scan.predicate.ScanPredicate.Compare(runtimeColumn, dev.quiver.scan.predicate.ScanPredicate.Op.LE,
-              max, runtimeType)));
+      filter = keyRange(min, max);
       shown = filter.toString();
     }
     runtimeTarget.runtimeFilter(filter, shown);
