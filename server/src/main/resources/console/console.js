@@ -882,6 +882,8 @@
     ['inlist.md', 'IN lists', 'Filtering a string column by a constant IN list of many items.'],
     ['runtime-filters.md', 'Runtime filters', 'Joins whose build keys prune the other side\'s row groups before it is '
       + 'read: before and after, next to DuckDB on the same TPC-H files.'],
+    ['range-joins.md', 'Range joins and spilling', 'Joins on BETWEEN and inequalities without nested loops, and a '
+      + 'join larger than the query\'s memory spilling to disk, next to DuckDB.'],
     ['pruning-joins.md', 'Joins that prune', 'A selective filter on TPC-H orders joined to lineitem: lineitem\'s row '
       + 'groups read with the join\'s runtime filter and without it, next to DuckDB.'],
     ['floor.md', 'Per-query floor', 'What the smallest query (SELECT 1) costs from a client, end to end.'],

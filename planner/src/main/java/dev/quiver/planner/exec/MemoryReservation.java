@@ -34,7 +34,9 @@ final class MemoryReservation implements AutoCloseable {
       if (!reservation.add(step)) {
         BufferAllocator root = allocator;
         while (root.getParentAllocator() != null) root = root.getParentAllocator();
-        if (allocator.getLimit() - allocator.getAllocatedMemory() >= step && root != allocator) {
+        // the server's limit is to blame only if the root has no room for a step (the query's own allocations can
+        // fall between the refusal and this check, as its scan tasks release batches, so the query's room says little)
+        if (root != allocator && root.getLimit() - root.getAllocatedMemory() < step) {
           // the query had room left: the server-wide limit refused (the other queries hold the memory)
           throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " needs more memory: the server's memory limit of "
               + (root.getLimit() >> 20) + " MiB (--server-memory) is reached: " + (root.getAllocatedMemory() >> 20)
