@@ -74,11 +74,13 @@ public final class Optimizer {
    */
   public static Optimizer standard(boolean simplify) {
     if (!simplify) {
-      return new Optimizer(List.of(new PushDownFilters(), new PushSemiJoinDown(), new ReorderJoins(), new PushFilterIntoScan(),
+      return new Optimizer(List.of(new PushDownFilters(), new ReduceAggregateByJoinKeys(), new PushSemiJoinDown(),
+          new ReorderJoins(), new PushFilterIntoScan(),
           new PruneColumns()));
     }
     return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new RemoveTrivialFilter(),
-        new PushDownFilters(), new PushSemiJoinDown(), new ReorderJoins(), new PushFilterIntoScan(), new PruneColumns()));
+        new PushDownFilters(), new ReduceAggregateByJoinKeys(), new PushSemiJoinDown(), new ReorderJoins(),
+        new PushFilterIntoScan(), new PruneColumns()));
   }
 
   /**
