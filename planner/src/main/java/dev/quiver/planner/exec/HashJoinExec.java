@@ -61,32 +61,17 @@ public final class HashJoinExec extends Operator {
   private BitSet buildMatched;
   private int buildRows;
   private boolean probeDone;
-  private final ArrayDeque<VectorSchemaRoot> pending = new ArrayDeque<>();
-  private long candidates;
+  /** Candidate pairs evaluated, by every prober (the scan's tasks' too). */
+  private final java.util.concurrent.atomic.LongAdder candidates = new java.util.concurrent.atomic.LongAdder();
   /** At most this many rows per output batch (the session's batch rows). */
   private final int batchRows;
   /** Candidate pairs evaluated at a time: at most {@link #batchRows}, so their output is a bounded batch. */
   private final int chunk;
-  private final int[] probeRows;
-  private final long[] buildRefs;
-  private int filled;
   private long[] everyBuild;
   private long[] unmatchedBuild;
   private int unmatchedPos;
-
-  // the probe position, kept between calls: the probe batch, its keys, the next row to look up, and the
-  // candidates of the row being emitted (curRefs then curExtra) with the index of the next one
-  private VectorSchemaRoot probe;
-  private List<ColumnValues> probeKeys;
-  private boolean[] matched;
-  private boolean[] unknown;
-  private int probeRow;
-  private long[] curRefs;
-  /** {@link #curRefs}' candidates end here (a range join's are a slice of its sorted build rows). */
-  private int curEnd;
-  private long[] curExtra;
-  private int curRow;
-  private int refPos;
+  /** The probe loop of the query's thread (a join fused into its probe side's scan has one per scan task too). */
+  private final Prober prober;
 
   /**
    * A keyless join whose conditions bound a build value (a range or band join, {@link RangeJoinBounds}): the build
@@ -138,8 +123,6 @@ public final class HashJoinExec extends Operator {
     this.left = left;
     this.batchRows = Math.max(1, batchRows);
     this.chunk = Math.min(CHUNK, this.batchRows);
-    this.probeRows = new int[chunk];
-    this.buildRefs = new long[chunk];
     this.right = right;
     this.type = type;
     this.schema = schema;
@@ -162,6 +145,7 @@ public final class HashJoinExec extends Operator {
     this.residual = residual;
     this.outFields = schema.getFields();
     this.memory = new MemoryReservation(allocator, "the hash join's build side");
+    this.prober = new Prober();
   }
 
   @Override public Schema schema() { return schema; }
@@ -186,14 +170,14 @@ public final class HashJoinExec extends Operator {
 
   @Override
   public String describe() {
-    return description;
+    return fusedPipeline != null && !Boolean.FALSE.equals(inScan) ? description + " [in scan tasks]" : description;
   }
 
   @Override
   public Map<String, Long> metrics() {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("build_rows", (long) buildRows);
-    m.put("candidates", candidates + (partitionJoin == null ? 0 : partitionJoin.candidates));
+    m.put("candidates", candidates.sum() + (partitionJoin == null ? 0 : partitionJoin.candidates.sum()));
     if (reversed) m.put("reversed", 1L);
     if (spill != null) {
       m.put("spilled_bytes", spilledBytes + (partitionJoin == null ? 0 : partitionJoin.spilledBytes));
@@ -389,16 +373,16 @@ public final class HashJoinExec extends Operator {
         }
       }
       for (int b = 0; b < probes.size(); b++) {
-        probe = probes.get(b);
+        prober.probe = probes.get(b);
         probes.set(b, null);
-        matched = marks.get(b);
-        emitProbeRows(type == JoinType.SEMI, false);
-        releaseProbe();
+        prober.matched = marks.get(b);
+        prober.emitProbeRows(type == JoinType.SEMI, false, prober.pending);
+        prober.releaseProbe();
       }
     } finally {
       for (VectorSchemaRoot p : probes) if (p != null) p.close();
     }
-    candidates = keys.length;
+    candidates.add(keys.length);
     probeDone = true;
     build.forEach(VectorSchemaRoot::close); // only the keys were needed
     build.clear();
@@ -496,11 +480,17 @@ public final class HashJoinExec extends Operator {
         kv.forEach(ColumnValues::close);
       }
     }
-    for (Map.Entry<Object, LongList> e : lists.entrySet()) table.put(e.getKey(), e.getValue().toArray());
+    for (Map.Entry<Object, LongList> e : lists.entrySet()) {
+      table.put(e.getKey(), e.getValue().toArray());
+      mostMatches = Math.max(mostMatches, e.getValue().size());
+    }
     if (longKey) {
       // the chains are linked from the last row to the first, so that each key's rows come in build order
       long[] keys = chainKeys.toArray();
-      if (chainSecond == null && reversible(keys) && reversedSemiJoin(keys)) return;
+      if (chainSecond == null && reversible(keys)) {
+        probeHere(); // it reads ahead on the probe side
+        if (reversedSemiJoin(keys)) return;
+      }
       chainRefs = chainRows.toArray();
       chainNext = new int[keys.length];
       long[] second = chainSecond == null ? null : chainSecond.toArray();
@@ -517,6 +507,12 @@ public final class HashJoinExec extends Operator {
         memory.add(longTable.bytes());
         for (int r = keys.length - 1; r >= 0; r--) chainNext[r] = longTable.replace(keys[r], r);
         if (second == null) sendRuntimeFilter(keys);
+      }
+      // the longest chain: the most build rows one probe row can meet
+      int[] length = new int[keys.length];
+      for (int r = keys.length - 1; r >= 0; r--) {
+        length[r] = chainNext[r] < 0 ? 1 : length[chainNext[r]] + 1;
+        mostMatches = Math.max(mostMatches, length[r]);
       }
     }
     buildSources = new FieldVector[rightFields.size()][build.size()];
@@ -575,6 +571,7 @@ public final class HashJoinExec extends Operator {
    * far are dropped, and no runtime filter is sent (the build side is never whole in memory).
    */
   private void spillAll(VectorSchemaRoot next) {
+    probeHere();
     // held with the others, so that close() releases it if spilling fails
     build.add(next);
     buildRows += next.getRowCount();
@@ -630,20 +627,94 @@ public final class HashJoinExec extends Operator {
   }
 
   private void finishPartition() {
-    candidates += partitionJoin.candidates;
+    candidates.add(partitionJoin.candidates.sum());
     spilledBytes += partitionJoin.spilledBytes;
     partitionJoin.close();
     partitionJoin = null;
+  }
+
+  /**
+   * A join fused into its probe side's scan ({@link #fuseInto}): the pipeline, this join's stage in it, and whether
+   * it probes there (known once the first probe batch came up: a join below may have kept the stages above it here).
+   */
+  private ScanPipeline fusedPipeline;
+  /** The most build rows with one key (what one probe row can meet), once built. */
+  private int mostMatches;
+  /**
+   * A fused join whose key meets more build rows than this probes on the query's thread: a scan task holds a row
+   * group's output, which a fan-out join (every order with every order of its status) multiplies without bound,
+   * whereas the query's thread emits it a bounded batch at a time. Semi and anti joins emit at most their probe rows.
+   */
+  static final int FUSED_MOST_MATCHES = 64;
+  private int fusedStage;
+  private java.util.concurrent.atomic.LongAdder fusedRows;
+  private Boolean inScan;
+
+  /**
+   * Makes this join a stage of {@code pipeline} (at {@code stage}, counting its output in {@code rows}): once its build
+   * side is complete, the probe side's scan tasks probe it (in parallel, each with its own {@link Prober}) and this
+   * operator passes their batches up. Only joins whose probe rows are independent of each other: INNER, LEFT, SEMI,
+   * ANTI and NOT IN with keys (RIGHT and FULL mark build rows, which the tasks would share). A join that spills or
+   * may reverse its sides tells the pipeline, before the scan starts, to stop below it; then it and everything above
+   * run here as operators over the scan's batches, as they would unfused.
+   */
+  void fuseInto(ScanPipeline pipeline, int stage, java.util.concurrent.atomic.LongAdder rows) {
+    if (!fusable(type, leftKeys.size())) throw new IllegalArgumentException("this join cannot probe in scan tasks");
+    this.fusedPipeline = pipeline;
+    this.fusedStage = stage;
+    this.fusedRows = rows;
+  }
+
+  /** Whether a join of {@code type} with {@code keys} equi-keys can probe in its probe side's scan tasks. */
+  static boolean fusable(JoinType type, int keys) {
+    return keys > 0 && type != JoinType.RIGHT && type != JoinType.FULL;
+  }
+
+  /** Before a fused join reads its probe side itself (spilling, reading ahead): the scan's tasks stop below it. */
+  private void probeHere() {
+    if (fusedPipeline != null) fusedPipeline.runHere(fusedStage);
+  }
+
+  /** A fused join's probe of one batch in a scan task ({@code batch} owned from now on); output to {@code out}. */
+  void probeInTask(Prober taskProber, VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
+    taskProber.startProbe(batch);
+    try {
+      while (taskProber.probe != null) taskProber.advance();
+    } finally {
+      taskProber.releaseProbe();
+      out.addAll(taskProber.pending);
+      taskProber.pending.clear();
+    }
+  }
+
+  /** A prober for a scan task. */
+  Prober newProber() {
+    return new Prober();
+  }
+
+  @Override
+  protected long outputRows() {
+    return Boolean.TRUE.equals(inScan) ? fusedRows.sum() : super.outputRows();
   }
 
   @Override
   protected VectorSchemaRoot produce() {
     if (table == null) buildSide();
     if (spill != null) return spilledNext();
+    if (fusedPipeline != null && inScan == null) {
+      if (!type.leftOnly() && mostMatches > FUSED_MOST_MATCHES) probeHere();
+      // the first batch up from the scan: the scan's tasks were made by now, with this join's stage or without
+      VectorSchemaRoot first = peeked.isEmpty() ? left.next() : peeked.poll();
+      inScan = fusedPipeline.runsInTasks(fusedStage);
+      if (inScan) return first;
+      if (first != null) peeked.addFirst(first);
+    }
+    if (Boolean.TRUE.equals(inScan)) return left.next();
+    ArrayDeque<VectorSchemaRoot> pending = prober.pending;
     while (true) {
       if (!pending.isEmpty()) return pending.poll();
-      if (probe != null) {
-        advance();
+      if (prober.probe != null) {
+        prober.advance();
         continue;
       }
       if (probeDone) {
@@ -657,177 +728,339 @@ public final class HashJoinExec extends Operator {
         if (buildMatched != null) unmatchedBuild = unmatchedBuildRows();
         continue;
       }
-      startProbe(batch);
-    }
-  }
-
-  /** Takes {@code batch} as the probe batch: its keys are evaluated, its rows are looked up by {@link #advance()}. */
-  private void startProbe(VectorSchemaRoot batch) {
-    probe = batch;
-    int n = batch.getRowCount();
-    matched = new boolean[n];
-    unknown = type == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
-    probeRow = 0;
-    curRefs = null;
-    curExtra = null;
-    filled = 0;
-    probeKeys = new ArrayList<>();
-    for (PhysicalExpr e : leftKeys) probeKeys.add(e.eval(batch, allocator));
-    if (rangeValue != null) {
-      boundValues = new ArrayList<>();
-      for (RangeBound b : rangeBounds) boundValues.add(b.probe().eval(batch, allocator));
-      secondValues = new ArrayList<>();
-      if (secondDelta != null) for (RangeBound b : secondBounds) secondValues.add(b.probe().eval(batch, allocator));
+      prober.startProbe(batch);
     }
   }
 
   /**
-   * Continues probing the current probe batch until one chunk of candidate pairs produced output or the
-   * batch is done. The position (probe row, and the index in that row's candidates) is kept between
-   * calls, so one probe row with millions of matches is emitted over many calls, and cancellation is
-   * checked for every chunk of candidates even when the condition rejects all of them.
+   * The probe of one thread: the probe position, kept between calls (the probe batch, its keys, the next row to look
+   * up, and the candidates of the row being emitted, curRefs then curExtra, with the index of the next one), the
+   * chunk of candidate pairs collected, and the output not yet taken. It reads the build side's structures, which no
+   * one changes once built; RIGHT and FULL joins' {@link #buildMatched} is written only by the query thread's prober.
    */
-  private void advance() {
-    JoinType type = this.type;
-    boolean needPairs = !type.leftOnly() || residual != null;
-    int n = probe.getRowCount();
-    while (true) {
-      if (curRefs != null) {
-        int lenA = curEnd;
-        int len = lenA + (curExtra == null ? 0 : curExtra.length);
-        while (refPos < len) {
-          if (filled == chunk) {
-            flush();
-            if (!pending.isEmpty()) return;
-            cancellation.check();
+  final class Prober {
+    private final ArrayDeque<VectorSchemaRoot> pending = new ArrayDeque<>();
+    private final int[] probeRows = new int[chunk];
+    private final long[] buildRefs = new long[chunk];
+    private int filled;
+    private VectorSchemaRoot probe;
+    private List<ColumnValues> probeKeys;
+    private boolean[] matched;
+    private boolean[] unknown;
+    private int probeRow;
+    private long[] curRefs;
+    /** {@link #curRefs}' candidates end here (a range join's are a slice of its sorted build rows). */
+    private int curEnd;
+    private long[] curExtra;
+    private int curRow;
+    private int refPos;
+    /** The range join's bound values for the probe batch. */
+    private List<ColumnValues> boundValues;
+    private List<ColumnValues> secondValues;
+    /** The one candidate of a unique key ({@link #chain}); used before the next lookup. */
+    private final long[] single = new long[1];
+
+    /** Takes {@code batch} as the probe batch: its keys are evaluated, its rows are looked up by {@link #advance()}. */
+    private void startProbe(VectorSchemaRoot batch) {
+      probe = batch;
+      int n = batch.getRowCount();
+      matched = new boolean[n];
+      unknown = type == JoinType.NULL_AWARE_ANTI ? new boolean[n] : null;
+      probeRow = 0;
+      curRefs = null;
+      curExtra = null;
+      filled = 0;
+      probeKeys = new ArrayList<>();
+      for (PhysicalExpr e : leftKeys) probeKeys.add(e.eval(batch, allocator));
+      if (rangeValue != null) {
+        boundValues = new ArrayList<>();
+        for (RangeBound b : rangeBounds) boundValues.add(b.probe().eval(batch, allocator));
+        secondValues = new ArrayList<>();
+        if (secondDelta != null) for (RangeBound b : secondBounds) secondValues.add(b.probe().eval(batch, allocator));
+      }
+    }
+
+    /**
+     * Continues probing the current probe batch until one chunk of candidate pairs produced output or the
+     * batch is done. The position (probe row, and the index in that row's candidates) is kept between
+     * calls, so one probe row with millions of matches is emitted over many calls, and cancellation is
+     * checked for every chunk of candidates even when the condition rejects all of them.
+     */
+    private void advance() {
+      JoinType type = HashJoinExec.this.type;
+      boolean needPairs = !type.leftOnly() || residual != null;
+      int n = probe.getRowCount();
+      while (true) {
+        if (curRefs != null) {
+          int lenA = curEnd;
+          int len = lenA + (curExtra == null ? 0 : curExtra.length);
+          while (refPos < len) {
+            if (filled == chunk) {
+              flush();
+              if (!pending.isEmpty()) return;
+              cancellation.check();
+            }
+            int take = Math.min(chunk - filled, len - refPos);
+            for (int k = 0; k < take; k++, refPos++) {
+              probeRows[filled] = curRow;
+              buildRefs[filled++] = refPos < lenA ? curRefs[refPos] : curExtra[refPos - lenA];
+            }
           }
-          int take = Math.min(chunk - filled, len - refPos);
-          for (int k = 0; k < take; k++, refPos++) {
-            probeRows[filled] = curRow;
-            buildRefs[filled++] = refPos < lenA ? curRefs[refPos] : curExtra[refPos - lenA];
+          curRefs = null;
+          curExtra = null;
+        }
+        if (probeRow >= n) break;
+        int i = probeRow++;
+        long[] refs;
+        long[] extra = null;
+        int from = 0;
+        int to = -1;
+        if (rangeValue != null) {
+          long packed = candidateRange(i);
+          from = (int) (packed >>> 32);
+          to = (int) packed;
+          refs = from < to ? sortedRefs : null;
+        } else if (leftKeys.isEmpty()) {
+          refs = allBuild;
+        } else if (Keys.anyNull(probeKeys, nullSafe, i)) {
+          if (unknown == null || buildRows == 0) continue;
+          if (residual == null) {
+            unknown[i] = true;
+            continue;
+          }
+          refs = everyBuildRow();
+        } else {
+          if (longKey) {
+            int at = chainHead(i);
+            refs = at < 0 ? null : chain(at);
+          } else {
+            refs = table.get(Keys.row(probeKeys, i));
+          }
+          if (unknown != null && nullKeyBuild.length > 0) {
+            extra = nullKeyBuild;
+            if (refs == null) refs = new long[0];
           }
         }
-        curRefs = null;
-        curExtra = null;
-      }
-      if (probeRow >= n) break;
-      int i = probeRow++;
-      long[] refs;
-      long[] extra = null;
-      int from = 0;
-      int to = -1;
-      if (rangeValue != null) {
-        long packed = candidateRange(i);
-        from = (int) (packed >>> 32);
-        to = (int) packed;
-        refs = from < to ? sortedRefs : null;
-      } else if (leftKeys.isEmpty()) {
-        refs = allBuild;
-      } else if (Keys.anyNull(probeKeys, nullSafe, i)) {
-        if (unknown == null || buildRows == 0) continue;
-        if (residual == null) {
-          unknown[i] = true;
+        if (refs == null) continue;
+        if (to < 0) to = refs.length;
+        if (to - from + (extra == null ? 0 : extra.length) == 0) continue;
+        if (!needPairs) {
+          matched[i] = true;
           continue;
         }
-        refs = everyBuildRow();
-      } else {
-        if (longKey) {
-          int at = chainHead(i);
-          refs = at < 0 ? null : chain(at);
-        } else {
-          refs = table.get(Keys.row(probeKeys, i));
-        }
-        if (unknown != null && nullKeyBuild.length > 0) {
-          extra = nullKeyBuild;
-          if (refs == null) refs = new long[0];
-        }
+        curRefs = refs;
+        curEnd = to;
+        curExtra = extra;
+        curRow = i;
+        refPos = from;
       }
-      if (refs == null) continue;
-      if (to < 0) to = refs.length;
-      if (to - from + (extra == null ? 0 : extra.length) == 0) continue;
-      if (!needPairs) {
-        matched[i] = true;
-        continue;
-      }
-      curRefs = refs;
-      curEnd = to;
-      curExtra = extra;
-      curRow = i;
-      refPos = from;
+      if (filled > 0) flush();
+      finishProbe();
     }
-    if (filled > 0) flush();
-    finishProbe();
-  }
 
-  /**
-   * The slice of {@link #sortedKeys} that probe row {@code i}'s bounds allow, as {@code from << 32 | to} (empty when
-   * a bound is NULL or the bounds cross); a bound beyond the longs constrains nothing.
-   */
-  private long candidateRange(int i) {
-    long lo = Long.MIN_VALUE;
-    long hi = Long.MAX_VALUE;
-    for (int k = 0; k < rangeBounds.size(); k++) {
-      ColumnValues v = boundValues.get(k);
-      if (v.isNull(i)) return 0;
-      RangeBound b = rangeBounds.get(k);
-      long p = rangeKey(v, i);
-      long at;
-      try {
-        at = Math.subtractExact(p, b.offset());
-      } catch (ArithmeticException overflow) {
-        continue;
+    /**
+     * The slice of {@link #sortedKeys} that probe row {@code i}'s bounds allow, as {@code from << 32 | to} (empty when
+     * a bound is NULL or the bounds cross); a bound beyond the longs constrains nothing.
+     */
+    private long candidateRange(int i) {
+      long lo = Long.MIN_VALUE;
+      long hi = Long.MAX_VALUE;
+      for (int k = 0; k < rangeBounds.size(); k++) {
+        ColumnValues v = boundValues.get(k);
+        if (v.isNull(i)) return 0;
+        RangeBound b = rangeBounds.get(k);
+        long p = rangeKey(v, i);
+        long at;
+        try {
+          at = Math.subtractExact(p, b.offset());
+        } catch (ArithmeticException overflow) {
+          continue;
+        }
+        if (b.upper()) {
+          if (!b.inclusive()) {
+            if (at == Long.MIN_VALUE) return 0;
+            at--;
+          }
+          hi = Math.min(hi, at);
+        } else {
+          if (!b.inclusive()) {
+            if (at == Long.MAX_VALUE) return 0;
+            at++;
+          }
+          lo = Math.max(lo, at);
+        }
       }
-      if (b.upper()) {
-        if (!b.inclusive()) {
-          if (at == Long.MIN_VALUE) return 0;
-          at--;
+      // a bound on the second value, y OP p - c, bounds the sorted one x = y - (y - x): x >= p - c - dmax or
+      // x <= p - c - dmin (strict bounds loosened to inclusive: a superset)
+      for (int k = 0; k < secondValues.size(); k++) {
+        ColumnValues v = secondValues.get(k);
+        if (v.isNull(i)) return 0;
+        RangeBound b = secondBounds.get(k);
+        long at;
+        try {
+          at = Math.subtractExact(Math.subtractExact(rangeKey(v, i), b.offset()), secondDelta[b.upper() ? 0 : 1]);
+        } catch (ArithmeticException overflow) {
+          continue;
         }
-        hi = Math.min(hi, at);
-      } else {
-        if (!b.inclusive()) {
-          if (at == Long.MAX_VALUE) return 0;
-          at++;
+        if (b.upper()) hi = Math.min(hi, at);
+        else lo = Math.max(lo, at);
+      }
+      if (lo > hi) return 0;
+      int from = LongSort.firstAtLeast(sortedKeys, lo);
+      int to = hi == Long.MAX_VALUE ? sortedKeys.length : LongSort.firstAtLeast(sortedKeys, hi + 1);
+      return ((long) from << 32) | to;
+    }
+
+    /** The first build row (index into {@link #chainRefs}) whose keys equal probe row {@code i}'s, or -1. */
+    private int chainHead(int i) {
+      long a = probeKeys.get(0).getLong(i);
+      if (probeKeys.size() == 1) return longTable.get(a);
+      long b = probeKeys.get(1).getLong(i);
+      if (pairTable != null) {
+        Integer at = pairTable.get(new LongPair(a, b));
+        return at == null ? -1 : at;
+      }
+      // packed: a probe key beyond 32 bits equals no build key
+      return a == (int) a && b == (int) b ? longTable.get(pack(a, b)) : -1;
+    }
+
+    /** The build rows of the chain starting at index {@code at}, in build order (most keys have one: no list). */
+    private long[] chain(int at) {
+      if (chainNext[at] < 0) {
+        single[0] = chainRefs[at];
+        return single;
+      }
+      int n = 0;
+      for (int j = at; j >= 0; j = chainNext[j]) n++;
+      long[] out = new long[n];
+      n = 0;
+      for (int j = at; j >= 0; j = chainNext[j]) out[n++] = chainRefs[j];
+      return out;
+    }
+
+    /** The probe batch is done: emits its rows that a left-only or outer join keeps, and releases it. */
+    private void finishProbe() {
+      try {
+        switch (type) {
+          case LEFT, FULL -> emitProbeRows(false, true, pending);
+          case SEMI -> emitProbeRows(true, false, pending);
+          case ANTI -> emitProbeRows(false, false, pending);
+          case NULL_AWARE_ANTI -> {
+            for (int i = 0; i < matched.length; i++) matched[i] |= unknown[i];
+            emitProbeRows(false, false, pending);
+          }
+          default -> { }
         }
-        lo = Math.max(lo, at);
+      } finally {
+        releaseProbe();
       }
     }
-    // a bound on the second value, y OP p - c, bounds the sorted one x = y - (y - x): x >= p - c - dmax or
-    // x <= p - c - dmin (strict bounds loosened to inclusive: a superset)
-    for (int k = 0; k < secondValues.size(); k++) {
-      ColumnValues v = secondValues.get(k);
-      if (v.isNull(i)) return 0;
-      RangeBound b = secondBounds.get(k);
-      long at;
-      try {
-        at = Math.subtractExact(Math.subtractExact(rangeKey(v, i), b.offset()), secondDelta[b.upper() ? 0 : 1]);
-      } catch (ArithmeticException overflow) {
-        continue;
-      }
-      if (b.upper()) hi = Math.min(hi, at);
-      else lo = Math.max(lo, at);
+
+    private void releaseProbe() {
+      if (probeKeys != null) probeKeys.forEach(ColumnValues::close);
+      probeKeys = null;
+      if (boundValues != null) boundValues.forEach(ColumnValues::close);
+      boundValues = null;
+      if (secondValues != null) secondValues.forEach(ColumnValues::close);
+      secondValues = null;
+      if (probe != null) probe.close();
+      probe = null;
+      curRefs = null;
+      curExtra = null;
     }
-    if (lo > hi) return 0;
-    int from = LongSort.firstAtLeast(sortedKeys, lo);
-    int to = hi == Long.MAX_VALUE ? sortedKeys.length : LongSort.firstAtLeast(sortedKeys, hi + 1);
-    return ((long) from << 32) | to;
+
+    /**
+     * Evaluates the chunk of candidate pairs collected so far; keeps matches (and emits them, at most
+     * {@link #chunk} rows, for joins that output pairs).
+     */
+    private void flush() {
+      int count = filled;
+      filled = 0;
+      candidates.add(count);
+      long[] probeRefs = new long[count];
+      for (int k = 0; k < count; k++) probeRefs[k] = Rows.ref(0, probeRows[k]);
+      List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(probe), 0, leftFields, probeRefs, 0, count, allocator));
+      try {
+        buildColumns(vectors, buildRefs, 0, count);
+      } catch (RuntimeException e) {
+        vectors.forEach(FieldVector::close);
+        throw e;
+      }
+      VectorSchemaRoot joined = new VectorSchemaRoot(joinedSchema.getFields(), vectors, count);
+      int[] keep = new int[count];
+      int kept = 0;
+      try {
+        if (residual == null) {
+          for (int k = 0; k < count; k++) keep[kept++] = k;
+        } else {
+          try (ColumnValues mask = residual.eval(joined, allocator)) {
+            for (int k = 0; k < count; k++) if (!mask.isNull(k) && mask.getBool(k)) keep[kept++] = k;
+          }
+        }
+        for (int k = 0; k < kept; k++) {
+          matched[probeRows[keep[k]]] = true;
+          if (buildMatched != null) {
+            long r = buildRefs[keep[k]];
+            buildMatched.set(buildOffsets.get(Rows.batch(r)) + Rows.row(r));
+          }
+        }
+        if (type.leftOnly() || kept == 0) return;
+        VectorSchemaRoot out = kept == count ? null : FilterExec.take(joined, keep, kept, allocator);
+        if (out == null) {
+          out = joined;
+          joined = null;
+        }
+        pending.add(Rows.root(outFields, new ArrayList<>(out.getFieldVectors()), out.getRowCount()));
+      } finally {
+        if (joined != null) joined.close();
+      }
+    }
+
+    /**
+     * Adds to {@code out} the probe rows whose {@code matched} flag equals {@code want}, padded with NULLs when asked,
+     * in batches of at most {@link #batchRows} rows.
+     */
+    private void emitProbeRows(boolean want, boolean padRight, ArrayDeque<VectorSchemaRoot> out) {
+      int n = probe.getRowCount();
+      int[] rows = new int[n];
+      int count = 0;
+      for (int i = 0; i < n; i++) if (matched[i] == want) rows[count++] = i;
+      for (int from = 0; from < count; from += batchRows) {
+        int len = Math.min(batchRows, count - from);
+        int[] part = from == 0 ? rows : java.util.Arrays.copyOfRange(rows, from, from + len);
+        List<FieldVector> vectors;
+        try (VectorSchemaRoot taken = FilterExec.take(probe, part, len, allocator)) {
+          vectors = new ArrayList<>();
+          for (FieldVector v : taken.getFieldVectors()) {
+            FieldVector t = v.getField().createVector(allocator);
+            v.makeTransferPair(t).transfer();
+            t.setValueCount(len);
+            vectors.add(t);
+          }
+        }
+        if (padRight) {
+          try {
+            vectors.addAll(Rows.nulls(rightFields, len, allocator));
+          } catch (RuntimeException e) {
+            vectors.forEach(FieldVector::close);
+            throw e;
+          }
+        }
+        out.add(Rows.root(outFields, vectors, len));
+      }
+    }
+
+    /** Releases the probe batch and the output not taken. */
+    private void close() {
+      releaseProbe();
+      pending.forEach(VectorSchemaRoot::close);
+      pending.clear();
+    }
   }
 
   /** Row {@code i}'s range-join value: its long, or a double's {@link RangeJoinBounds#sortable} image. */
   private long rangeKey(ColumnValues v, int i) {
     return rangeDoubles ? RangeJoinBounds.sortable(v.getDouble(i)) : v.getLong(i);
-  }
-
-  /** The first build row (index into {@link #chainRefs}) whose keys equal probe row {@code i}'s, or -1. */
-  private int chainHead(int i) {
-    long a = probeKeys.get(0).getLong(i);
-    if (probeKeys.size() == 1) return longTable.get(a);
-    long b = probeKeys.get(1).getLong(i);
-    if (pairTable != null) {
-      Integer at = pairTable.get(new LongPair(a, b));
-      return at == null ? -1 : at;
-    }
-    // packed: a probe key beyond 32 bits equals no build key
-    return a == (int) a && b == (int) b ? longTable.get(pack(a, b)) : -1;
   }
 
   private static long pack(long a, long b) {
@@ -842,56 +1075,8 @@ public final class HashJoinExec extends Operator {
   /** Two keys that do not pack into one long. */
   private record LongPair(long a, long b) {}
 
-  /** The build rows of the chain starting at index {@code at}, in build order (most keys have one: no list). */
-  private long[] chain(int at) {
-    if (chainNext[at] < 0) {
-      single[0] = chainRefs[at];
-      return single;
-    }
-    int n = 0;
-    for (int j = at; j >= 0; j = chainNext[j]) n++;
-    long[] out = new long[n];
-    n = 0;
-    for (int j = at; j >= 0; j = chainNext[j]) out[n++] = chainRefs[j];
-    return out;
-  }
-
-  /** The one candidate of a unique key ({@link #chain}); used before the next lookup. */
-  private final long[] single = new long[1];
-
-  /** The probe batch is done: emits its rows that a left-only or outer join keeps, and releases it. */
-  private void finishProbe() {
-    try {
-      switch (type) {
-        case LEFT, FULL -> emitProbeRows(false, true);
-        case SEMI -> emitProbeRows(true, false);
-        case ANTI -> emitProbeRows(false, false);
-        case NULL_AWARE_ANTI -> {
-          for (int i = 0; i < matched.length; i++) matched[i] |= unknown[i];
-          emitProbeRows(false, false);
-        }
-        default -> { }
-      }
-    } finally {
-      releaseProbe();
-    }
-  }
-
-  private void releaseProbe() {
-    if (probeKeys != null) probeKeys.forEach(ColumnValues::close);
-    probeKeys = null;
-    if (boundValues != null) boundValues.forEach(ColumnValues::close);
-    boundValues = null;
-    if (secondValues != null) secondValues.forEach(ColumnValues::close);
-    secondValues = null;
-    if (probe != null) probe.close();
-    probe = null;
-    curRefs = null;
-    curExtra = null;
-  }
-
-  /** Every build row (for a NULL probe key of NOT IN with a residual), computed once. */
-  private long[] everyBuildRow() {
+  /** Every build row (for a NULL probe key of NOT IN with a residual), computed once (by whichever prober asks first). */
+  private synchronized long[] everyBuildRow() {
     if (everyBuild != null) return everyBuild;
     long[] out = new long[buildRows];
     int k = 0;
@@ -902,87 +1087,6 @@ public final class HashJoinExec extends Operator {
     memory.add(8L * buildRows);
     everyBuild = out;
     return out;
-  }
-
-  /**
-   * Evaluates the chunk of candidate pairs collected so far; keeps matches (and emits them, at most
-   * {@link #chunk} rows, for joins that output pairs).
-   */
-  private void flush() {
-    int count = filled;
-    filled = 0;
-    candidates += count;
-    long[] probeRefs = new long[count];
-    for (int k = 0; k < count; k++) probeRefs[k] = Rows.ref(0, probeRows[k]);
-    List<FieldVector> vectors = new ArrayList<>(Rows.copy(List.of(probe), 0, leftFields, probeRefs, 0, count, allocator));
-    try {
-      buildColumns(vectors, buildRefs, 0, count);
-    } catch (RuntimeException e) {
-      vectors.forEach(FieldVector::close);
-      throw e;
-    }
-    VectorSchemaRoot joined = new VectorSchemaRoot(joinedSchema.getFields(), vectors, count);
-    int[] keep = new int[count];
-    int kept = 0;
-    try {
-      if (residual == null) {
-        for (int k = 0; k < count; k++) keep[kept++] = k;
-      } else {
-        try (ColumnValues mask = residual.eval(joined, allocator)) {
-          for (int k = 0; k < count; k++) if (!mask.isNull(k) && mask.getBool(k)) keep[kept++] = k;
-        }
-      }
-      for (int k = 0; k < kept; k++) {
-        matched[probeRows[keep[k]]] = true;
-        if (buildMatched != null) {
-          long r = buildRefs[keep[k]];
-          buildMatched.set(buildOffsets.get(Rows.batch(r)) + Rows.row(r));
-        }
-      }
-      if (type.leftOnly() || kept == 0) return;
-      VectorSchemaRoot out = kept == count ? null : FilterExec.take(joined, keep, kept, allocator);
-      if (out == null) {
-        out = joined;
-        joined = null;
-      }
-      pending.add(Rows.root(outFields, new ArrayList<>(out.getFieldVectors()), out.getRowCount()));
-    } finally {
-      if (joined != null) joined.close();
-    }
-  }
-
-  /**
-   * Emits the probe rows whose {@code matched} flag equals {@code want}, padded with NULLs when asked, in
-   * batches of at most {@link #batchRows} rows.
-   */
-  private void emitProbeRows(boolean want, boolean padRight) {
-    int n = probe.getRowCount();
-    int[] rows = new int[n];
-    int count = 0;
-    for (int i = 0; i < n; i++) if (matched[i] == want) rows[count++] = i;
-    for (int from = 0; from < count; from += batchRows) {
-      int len = Math.min(batchRows, count - from);
-      int[] part = from == 0 ? rows : java.util.Arrays.copyOfRange(rows, from, from + len);
-      List<FieldVector> vectors;
-      try (VectorSchemaRoot taken = FilterExec.take(probe, part, len, allocator)) {
-        vectors = new ArrayList<>();
-        for (FieldVector v : taken.getFieldVectors()) {
-          FieldVector t = v.getField().createVector(allocator);
-          v.makeTransferPair(t).transfer();
-          t.setValueCount(len);
-          vectors.add(t);
-        }
-      }
-      if (padRight) {
-        try {
-          vectors.addAll(Rows.nulls(rightFields, len, allocator));
-        } catch (RuntimeException e) {
-          vectors.forEach(FieldVector::close);
-          throw e;
-        }
-      }
-      pending.add(Rows.root(outFields, vectors, len));
-    }
   }
 
   /** The build rows no probe row matched (RIGHT and FULL joins), once the probe side is done. */
@@ -1015,7 +1119,7 @@ public final class HashJoinExec extends Operator {
       throw e;
     }
     unmatchedPos += count;
-    pending.add(Rows.root(outFields, vectors, count));
+    prober.pending.add(Rows.root(outFields, vectors, count));
   }
 
   @Override
@@ -1026,11 +1130,9 @@ public final class HashJoinExec extends Operator {
     if (spill != null) spill.close();
     peeked.forEach(VectorSchemaRoot::close);
     peeked.clear();
-    releaseProbe();
+    prober.close();
     build.forEach(VectorSchemaRoot::close);
     build.clear();
-    pending.forEach(VectorSchemaRoot::close);
-    pending.clear();
     memory.close();
   }
 

@@ -125,16 +125,20 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     return new FilterExec(plan(p.input()), p.condition(), allocator, ctx);
   }
 
-  /** Whether {@code p} is a chain of filters and projections (possibly none) over a table scan. */
+  /**
+   * Whether {@code p} is a chain of filters, projections and hash joins that can probe in scan tasks (through their
+   * probe side, possibly none) over a table scan.
+   */
   private static boolean overScan(LogicalPlan p) {
-    while (p instanceof LogicalPlan.Filter || p instanceof LogicalPlan.Project) p = p.children().get(0);
+    while (p instanceof LogicalPlan.Filter || p instanceof LogicalPlan.Project || fusableJoin(p)) p = p.children().get(0);
     return p instanceof LogicalPlan.TableScan;
   }
 
   /**
-   * The filters and projections from {@code top} down to its scan run in the scan's tasks, followed by the
-   * partial phase of {@code aggregate} (null: none) over {@code top}, whose final phase then runs here. The
-   * operators stay in the tree (EXPLAIN shows them, marked, with the rows they produced in the tasks).
+   * The filters, projections and join probes from {@code top} down to its scan run in the scan's tasks, followed by
+   * the partial phase of {@code aggregate} (null: none) over {@code top}, whose final phase then runs here. The
+   * operators stay in the tree (EXPLAIN shows them, marked, with the rows they produced in the tasks). The joins'
+   * build sides are planned as usual, and built, top join first, before the scan starts.
    */
   private Operator fused(LogicalPlan top, LogicalPlan.Aggregate aggregate, LogicalPlan.Expand expand) {
     java.util.List<LogicalPlan> chain = new java.util.ArrayList<>();
@@ -152,6 +156,9 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       if (node instanceof LogicalPlan.Filter f) {
         stages.add(new ScanPipeline.Filter(ExprCompiler.compile(f.condition(), in, ctx)));
         descriptions.add("FilterExec: " + f.condition());
+      } else if (node instanceof LogicalPlan.Join) {
+        stages.add(new ScanPipeline.Probe());
+        descriptions.add(null); // the join's own
       } else {
         LogicalPlan.Project p = (LogicalPlan.Project) node;
         java.util.List<dev.quiver.planner.kernel.PhysicalExpr> exprs = new java.util.ArrayList<>();
@@ -192,17 +199,37 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     scans.put(scan, scanOp);
     Operator op = scanOp;
     op.cancellation = cancellation;
-    for (int i = 0; i < chain.size(); i++) {
-      op = new FusedExec(op, chain.get(i).schema(), descriptions.get(i), pipeline.stageRows[i]);
-      op.cancellation = cancellation;
+    try {
+      for (int i = 0; i < chain.size(); i++) {
+        if (chain.get(i) instanceof LogicalPlan.Join j) {
+          Operator right = plan(j.right());
+          HashJoinExec join;
+          try {
+            join = join(j, split(j), op, right);
+          } catch (RuntimeException e) {
+            right.close();
+            throw e;
+          }
+          ((ScanPipeline.Probe) stages.get(i)).join(join);
+          join.fuseInto(pipeline, i, pipeline.stageRows[i]);
+          op = join;
+        } else {
+          op = new FusedExec(op, chain.get(i).schema(), descriptions.get(i), pipeline.stageRows[i], pipeline, i);
+        }
+        op.cancellation = cancellation;
+      }
+    } catch (RuntimeException e) {
+      op.close();
+      throw e;
     }
     if (aggregate == null) return op;
     if (expand != null) {
-      op = new FusedExec(op, expand.schema(), "ExpandExec: " + expand.describeSets(), pipeline.expandRows);
+      op = new FusedExec(op, expand.schema(), "ExpandExec: " + expand.describeSets(), pipeline.expandRows, pipeline,
+          pipeline.expandIndex());
       op.cancellation = cancellation;
     }
     op = new FusedExec(op, partial.stateSchema(), "AggregateExec: mode=partial " + aggregateDescription(aggregate),
-        pipeline.partialRows);
+        pipeline.partialRows, pipeline, pipeline.partialIndex());
     op.cancellation = cancellation;
     return new FinalAggregateExec(op, aggregate.schema(), aggregate.groups().size(), aggregate.aggregates(),
         "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows, emptyInputGroups(aggregate));
@@ -331,12 +358,11 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     return new EnforceSingleRowExec(plan(p.input()), p.schema(), p.keys(), allocator);
   }
 
-  /**
-   * A hash join: the condition's conjuncts {@code l = r} with each side reading one input only become
-   * the hash keys, the rest is the residual evaluated on candidate pairs.
-   */
-  @Override
-  public Operator visitJoin(LogicalPlan.Join p) {
+  /** A join's condition split into hash key pairs (left expression, right expression), their null-safety and the rest. */
+  private record JoinParts(java.util.List<dev.quiver.planner.expr.Expr> keys,
+      java.util.List<dev.quiver.planner.expr.Expr> residual, java.util.Set<Integer> nullSafeKeys) {}
+
+  private static JoinParts split(LogicalPlan.Join p) {
     java.util.Set<String> leftNames = names(p.left());
     java.util.Set<String> rightNames = names(p.right());
     java.util.List<dev.quiver.planner.expr.Expr> keys = new java.util.ArrayList<>();
@@ -378,6 +404,18 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
         if (!(c instanceof dev.quiver.planner.expr.Expr.Literal lit && Boolean.TRUE.equals(lit.value()))) residual.add(c);
       }
     }
+    return new JoinParts(keys, residual, nullSafeKeys);
+  }
+
+  /** Whether {@code p} is a join that can probe in its left side's scan tasks ({@link HashJoinExec#fusable}). */
+  private static boolean fusableJoin(LogicalPlan p) {
+    return p instanceof LogicalPlan.Join j && HashJoinExec.fusable(j.type(), split(j).keys().size() / 2);
+  }
+
+  @Override
+  public Operator visitJoin(LogicalPlan.Join p) {
+    if (parallelPipelines && overScan(p)) return fused(p, null, null);
+    JoinParts parts = split(p);
     Operator left = plan(p.left());
     Operator right;
     try {
@@ -387,78 +425,92 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       throw e;
     }
     try {
-      java.util.List<dev.quiver.planner.kernel.PhysicalExpr> leftKeys = new java.util.ArrayList<>();
-      java.util.List<dev.quiver.planner.kernel.PhysicalExpr> rightKeys = new java.util.ArrayList<>();
-      java.util.List<String> shown = new java.util.ArrayList<>();
-      for (int i = 0; i < keys.size(); i += 2) {
-        leftKeys.add(ExprCompiler.compile(keys.get(i), left.schema(), ctx));
-        rightKeys.add(ExprCompiler.compile(keys.get(i + 1), right.schema(), ctx));
-        shown.add(keys.get(i) + (nullSafeKeys.contains(i / 2) ? " IS NOT DISTINCT FROM " : " = ") + keys.get(i + 1));
-      }
-      boolean[] nullSafe = new boolean[keys.size() / 2];
-      for (int k : nullSafeKeys) nullSafe[k] = true;
-      // one or two key pairs of the LONG family, none null-safe: the primitive table (two keys packed into one long)
-      boolean longKey = (keys.size() == 2 || keys.size() == 4) && nullSafeKeys.isEmpty();
-      for (int i = 0; i < keys.size() && longKey; i++) {
-        longKey = Kernels.family(keys.get(i).type()) == Kernels.Family.LONG;
-      }
-      dev.quiver.planner.expr.Expr residualExpr = residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual);
-      // the residual reads the left input's columns followed by the right's
-      java.util.List<org.apache.arrow.vector.types.pojo.Field> joined = new java.util.ArrayList<>(left.schema().getFields());
-      joined.addAll(right.schema().getFields());
-      dev.quiver.planner.kernel.PhysicalExpr residualCompiled = residualExpr == null ? null
-          : ExprCompiler.compile(residualExpr, new org.apache.arrow.vector.types.pojo.Schema(joined), ctx);
-      // no equi-keys, but inequalities bounding a build value: a range join over the build rows sorted by it
-      RangeJoinBounds.Found range = keys.isEmpty() && residualExpr != null
-          && p.type() != LogicalPlan.JoinType.NULL_AWARE_ANTI
-          ? RangeJoinBounds.find(residual, leftNames, rightNames) : null;
-      String description = "HashJoinExec: type=" + p.type() + " keys=[" + String.join(", ", shown) + "]"
-          + (range == null ? "" : " sorted_by=" + range.buildValue() + " range=" + java.util.stream.Stream.concat(
-              range.bounds().stream(), range.secondBounds().stream()).map(b -> b.conjunct().toString()).toList())
-          + (residualExpr == null ? "" : " residual=" + residualExpr);
-      HashJoinExec join = new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, nullSafe, longKey,
-          residualCompiled, description, allocator, batchRows);
-      // a runtime filter from the build keys to the probe side's scan: where probe rows without a match are dropped
-      boolean dropsUnmatchedProbe = p.type() == LogicalPlan.JoinType.INNER || p.type() == LogicalPlan.JoinType.SEMI
-          || p.type() == LogicalPlan.JoinType.RIGHT;
-      if (range != null) {
-        // the bounds on one probe-side scan's columns filter that scan by the build values' range
-        java.util.List<HashJoinExec.RangeBound> bounds = new java.util.ArrayList<>();
-        java.util.List<HashJoinExec.RangeBound> secondBounds = new java.util.ArrayList<>();
-        ScanExec rangeTarget = null;
-        java.util.List<RangeJoinBounds.Bound> found = new java.util.ArrayList<>(range.bounds());
-        found.addAll(range.secondBounds());
-        for (RangeJoinBounds.Bound b : found) {
-          String column = null;
-          if (dropsUnmatchedProbe && b.probe() instanceof dev.quiver.planner.expr.Expr.ColumnRef probeColumn) {
-            Object[] target = traceToScan(p.left(), probeColumn.name());
-            ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
-            if (scanOp != null && (rangeTarget == null || rangeTarget == scanOp)) {
-              rangeTarget = scanOp;
-              column = (String) target[1];
-            }
-          }
-          (bounds.size() < range.bounds().size() ? bounds : secondBounds).add(new HashJoinExec.RangeBound(
-              ExprCompiler.compile(b.probe(), left.schema(), ctx), b.offset(), b.upper(), b.inclusive(), column,
-              b.probe().type()));
-        }
-        join.rangeIndex(ExprCompiler.compile(range.buildValue(), right.schema(), ctx),
-            Kernels.family(range.buildValue().type()) == Kernels.Family.DOUBLE, bounds,
-            range.second() == null ? null : ExprCompiler.compile(range.second(), right.schema(), ctx), secondBounds);
-        if (rangeTarget != null) join.runtimeFilterTo(rangeTarget, null, null);
-      }
-      if (longKey && keys.size() == 2 && dropsUnmatchedProbe
-          && keys.get(0) instanceof dev.quiver.planner.expr.Expr.ColumnRef probeKey) {
-        Object[] target = traceToScan(p.left(), probeKey.name());
-        ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
-        if (scanOp != null) join.runtimeFilterTo(scanOp, (String) target[1], probeKey.type());
-      }
-      return join;
+      return join(p, parts, left, right);
     } catch (RuntimeException e) {
       left.close();
       right.close();
       throw e;
     }
+  }
+
+  /**
+   * The hash join of {@code p} over the planned {@code left} and {@code right} (closed by the caller on an error): the
+   * condition's conjuncts {@code l = r} with each side reading one input only become the hash keys, the rest is the
+   * residual evaluated on candidate pairs.
+   */
+  private HashJoinExec join(LogicalPlan.Join p, JoinParts parts, Operator left, Operator right) {
+    java.util.List<dev.quiver.planner.expr.Expr> keys = parts.keys();
+    java.util.List<dev.quiver.planner.expr.Expr> residual = parts.residual();
+    java.util.Set<Integer> nullSafeKeys = parts.nullSafeKeys();
+    java.util.Set<String> leftNames = names(p.left());
+    java.util.Set<String> rightNames = names(p.right());
+    java.util.List<dev.quiver.planner.kernel.PhysicalExpr> leftKeys = new java.util.ArrayList<>();
+    java.util.List<dev.quiver.planner.kernel.PhysicalExpr> rightKeys = new java.util.ArrayList<>();
+    java.util.List<String> shown = new java.util.ArrayList<>();
+    for (int i = 0; i < keys.size(); i += 2) {
+      leftKeys.add(ExprCompiler.compile(keys.get(i), left.schema(), ctx));
+      rightKeys.add(ExprCompiler.compile(keys.get(i + 1), right.schema(), ctx));
+      shown.add(keys.get(i) + (nullSafeKeys.contains(i / 2) ? " IS NOT DISTINCT FROM " : " = ") + keys.get(i + 1));
+    }
+    boolean[] nullSafe = new boolean[keys.size() / 2];
+    for (int k : nullSafeKeys) nullSafe[k] = true;
+    // one or two key pairs of the LONG family, none null-safe: the primitive table (two keys packed into one long)
+    boolean longKey = (keys.size() == 2 || keys.size() == 4) && nullSafeKeys.isEmpty();
+    for (int i = 0; i < keys.size() && longKey; i++) {
+      longKey = Kernels.family(keys.get(i).type()) == Kernels.Family.LONG;
+    }
+    dev.quiver.planner.expr.Expr residualExpr = residual.isEmpty() ? null : dev.quiver.planner.expr.Exprs.and(residual);
+    // the residual reads the left input's columns followed by the right's
+    java.util.List<org.apache.arrow.vector.types.pojo.Field> joined = new java.util.ArrayList<>(left.schema().getFields());
+    joined.addAll(right.schema().getFields());
+    dev.quiver.planner.kernel.PhysicalExpr residualCompiled = residualExpr == null ? null
+        : ExprCompiler.compile(residualExpr, new org.apache.arrow.vector.types.pojo.Schema(joined), ctx);
+    // no equi-keys, but inequalities bounding a build value: a range join over the build rows sorted by it
+    RangeJoinBounds.Found range = keys.isEmpty() && residualExpr != null
+        && p.type() != LogicalPlan.JoinType.NULL_AWARE_ANTI
+        ? RangeJoinBounds.find(residual, leftNames, rightNames) : null;
+    String description = "HashJoinExec: type=" + p.type() + " keys=[" + String.join(", ", shown) + "]"
+        + (range == null ? "" : " sorted_by=" + range.buildValue() + " range=" + java.util.stream.Stream.concat(
+            range.bounds().stream(), range.secondBounds().stream()).map(b -> b.conjunct().toString()).toList())
+        + (residualExpr == null ? "" : " residual=" + residualExpr);
+    HashJoinExec join = new HashJoinExec(left, right, p.type(), p.schema(), leftKeys, rightKeys, nullSafe, longKey,
+        residualCompiled, description, allocator, batchRows);
+    // a runtime filter from the build keys to the probe side's scan: where probe rows without a match are dropped
+    boolean dropsUnmatchedProbe = p.type() == LogicalPlan.JoinType.INNER || p.type() == LogicalPlan.JoinType.SEMI
+        || p.type() == LogicalPlan.JoinType.RIGHT;
+    if (range != null) {
+      // the bounds on one probe-side scan's columns filter that scan by the build values' range
+      java.util.List<HashJoinExec.RangeBound> bounds = new java.util.ArrayList<>();
+      java.util.List<HashJoinExec.RangeBound> secondBounds = new java.util.ArrayList<>();
+      ScanExec rangeTarget = null;
+      java.util.List<RangeJoinBounds.Bound> found = new java.util.ArrayList<>(range.bounds());
+      found.addAll(range.secondBounds());
+      for (RangeJoinBounds.Bound b : found) {
+        String column = null;
+        if (dropsUnmatchedProbe && b.probe() instanceof dev.quiver.planner.expr.Expr.ColumnRef probeColumn) {
+          Object[] target = traceToScan(p.left(), probeColumn.name());
+          ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
+          if (scanOp != null && (rangeTarget == null || rangeTarget == scanOp)) {
+            rangeTarget = scanOp;
+            column = (String) target[1];
+          }
+        }
+        (bounds.size() < range.bounds().size() ? bounds : secondBounds).add(new HashJoinExec.RangeBound(
+            ExprCompiler.compile(b.probe(), left.schema(), ctx), b.offset(), b.upper(), b.inclusive(), column,
+            b.probe().type()));
+      }
+      join.rangeIndex(ExprCompiler.compile(range.buildValue(), right.schema(), ctx),
+          Kernels.family(range.buildValue().type()) == Kernels.Family.DOUBLE, bounds,
+          range.second() == null ? null : ExprCompiler.compile(range.second(), right.schema(), ctx), secondBounds);
+      if (rangeTarget != null) join.runtimeFilterTo(rangeTarget, null, null);
+    }
+    if (longKey && keys.size() == 2 && dropsUnmatchedProbe
+        && keys.get(0) instanceof dev.quiver.planner.expr.Expr.ColumnRef probeKey) {
+      Object[] target = traceToScan(p.left(), probeKey.name());
+      ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
+      if (scanOp != null) join.runtimeFilterTo(scanOp, (String) target[1], probeKey.type());
+    }
+    return join;
   }
 
   private static java.util.Set<String> names(LogicalPlan p) {

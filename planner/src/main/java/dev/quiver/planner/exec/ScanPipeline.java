@@ -16,10 +16,16 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * expressions of {@link FilterExec} and {@link ProjectExec}, evaluated by the same kernels (compiled expressions
  * are safe to share between threads; every evaluation allocates its own vectors from the query's allocator).
  * Each batch is checked against the query's cancellation first. Rows are counted per stage, for EXPLAIN ANALYZE.
+ *
+ * <p>A stage may also be a {@link Probe} of a hash join whose probe side this scan is ({@link HashJoinExec#fuseInto}):
+ * the joins above a scan are built before it starts, and each task then probes them with a prober of its own. A join
+ * that must read its probe side itself (it spilled, or may reverse its sides) {@link #runHere keeps} its stage and
+ * those above it out of the tasks; they then run as operators on the query's thread ({@link #step}), each in the tree
+ * node that shows it.
  */
 final class ScanPipeline implements BatchPipeline.Factory {
   /** One stateless step: a filter or a projection. */
-  sealed interface Stage permits Filter, Project {
+  sealed interface Stage permits Filter, Project, Probe {
     /** The stage's output for {@code batch} (which it owns from now on), or null when no row is left. */
     VectorSchemaRoot apply(VectorSchemaRoot batch, BufferAllocator allocator);
 
@@ -42,7 +48,27 @@ final class ScanPipeline implements BatchPipeline.Factory {
     public String name() { return "project"; }
   }
 
+  /** A hash join probed by the scan's tasks; its join is set once planned (after the stages below it). */
+  static final class Probe implements Stage {
+    private HashJoinExec join;
+
+    void join(HashJoinExec join) { this.join = join; }
+
+    /** Not called: a probe may emit several batches ({@link Task#run}). */
+    public VectorSchemaRoot apply(VectorSchemaRoot batch, BufferAllocator allocator) {
+      throw new UnsupportedOperationException("a probe emits a list");
+    }
+
+    public String name() { return "hash_join"; }
+  }
+
   private final List<Stage> stages;
+  /**
+   * The tasks run the stages below this index (and the expansion and partial aggregation only when it is past the
+   * last stage); fixed when the scan makes its first task.
+   */
+  private volatile int cut = Integer.MAX_VALUE;
+  private volatile boolean started;
   /** Grouping sets: each batch out of the stages once per projection (null: none), before the partial aggregation. */
   private final List<List<PhysicalExpr>> expand;
   private final Schema expandSchema;
@@ -80,23 +106,118 @@ final class ScanPipeline implements BatchPipeline.Factory {
     for (int i = 0; i < stageRows.length; i++) stageRows[i] = new LongAdder();
   }
 
-  /** The steps as EXPLAIN shows them, e.g. {@code [filter, project, partial_aggregate]}. */
+  /**
+   * The steps as EXPLAIN shows them, e.g. {@code [filter, project, partial_aggregate]}: those the tasks run (all
+   * planned, until a join {@link #runHere kept} some on the query's thread).
+   */
   String describe() {
     StringBuilder b = new StringBuilder("[");
-    for (Stage s : stages) b.append(b.length() > 1 ? ", " : "").append(s.name());
-    if (expand != null) b.append(b.length() > 1 ? ", " : "").append("expand");
-    if (partial != null) b.append(b.length() > 1 ? ", " : "").append("partial_aggregate");
+    for (Stage s : stages.subList(0, Math.min(cut, stages.size()))) b.append(b.length() > 1 ? ", " : "").append(s.name());
+    if (expand != null && runsInTasks(expandIndex())) b.append(b.length() > 1 ? ", " : "").append("expand");
+    if (partial != null && runsInTasks(partialIndex())) b.append(b.length() > 1 ? ", " : "").append("partial_aggregate");
     return b.append(']').toString();
   }
 
+  /**
+   * Keeps stage {@code stage} and every stage above it (the expansion and partial aggregation too) out of the scan's
+   * tasks. Only before the scan starts.
+   */
+  synchronized void runHere(int stage) {
+    if (stage >= cut) return;
+    if (started) throw new IllegalStateException("the scan has started");
+    cut = Math.min(cut, stage);
+  }
+
+  /** Whether the tasks run stage {@code stage} (the expansion: {@code stages}, the partial aggregation: one more). */
+  boolean runsInTasks(int stage) {
+    return stage < cut;
+  }
+
+  /** The index of the expansion's step, as {@link #runsInTasks} and {@link #step} take it; the aggregation's is next. */
+  int expandIndex() {
+    return stages.size();
+  }
+
+  int partialIndex() {
+    return stages.size() + 1;
+  }
+
   @Override
-  public BatchPipeline create() {
+  public synchronized BatchPipeline create() {
+    started = true;
     return new Task();
   }
 
+  /**
+   * A step of this pipeline run on the query's thread over batches the tasks did not carry that far: the filter or
+   * projection {@code index}, the expansion ({@link #expandIndex}) or the partial aggregation ({@link #partialIndex})
+   * (not a probe: its join runs itself). It counts its rows where the tasks would have.
+   */
+  Step step(int index) {
+    if (index < stages.size()) {
+      Stage s = stages.get(index);
+      if (s instanceof Probe) throw new IllegalArgumentException("a join probes by itself");
+      return new Step() {
+        public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
+          VectorSchemaRoot r = s.apply(batch, allocator);
+          if (r == null) return;
+          stageRows[index].add(r.getRowCount());
+          out.add(r);
+        }
+      };
+    }
+    if (index == expandIndex()) {
+      return new Step() {
+        public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
+          try (batch) {
+            for (List<PhysicalExpr> projection : expand) {
+              VectorSchemaRoot e = ProjectExec.compute(batch, projection, expandSchema, allocator);
+              expandRows.add(e.getRowCount());
+              out.add(e);
+            }
+          }
+        }
+      };
+    }
+    PartialAggregate.Task aggregate = new PartialAggregate.Task(partial, allocator, cancellation);
+    return new Step() {
+      public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
+        try (batch) {
+          aggregate.add(batch);
+        }
+      }
+
+      @Override public void finish(List<VectorSchemaRoot> out) {
+        VectorSchemaRoot states = aggregate.emit();
+        if (states != null) {
+          partialRows.add(states.getRowCount());
+          out.add(states);
+        }
+      }
+
+      @Override public void close() {
+        aggregate.close();
+      }
+    };
+  }
+
+  /** A step on the query's thread ({@link #step}). */
+  interface Step {
+    /** Takes {@code batch} (owned from now on) and adds what comes out to {@code out}. */
+    void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out);
+
+    /** After the last batch. */
+    default void finish(List<VectorSchemaRoot> out) {}
+
+    default void close() {}
+  }
+
   private final class Task implements BatchPipeline {
-    private final PartialAggregate.Task aggregate = partial == null ? null
+    private final int end = Math.min(cut, stages.size());
+    private final PartialAggregate.Task aggregate = partial == null || cut <= partialIndex() ? null
         : new PartialAggregate.Task(partial, allocator, cancellation);
+    /** This task's prober of each probe stage (made on first use). */
+    private final HashJoinExec.Prober[] probers = new HashJoinExec.Prober[stages.size()];
 
     @Override
     public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
@@ -107,8 +228,28 @@ final class ScanPipeline implements BatchPipeline.Factory {
         throw e;
       }
       scanned.add(batch.getRowCount());
-      VectorSchemaRoot b = batch;
-      for (int i = 0; i < stages.size(); i++) {
+      run(batch, 0, out);
+    }
+
+    /** Runs {@code b} (owned) through the stages from {@code from} on. */
+    private void run(VectorSchemaRoot b, int from, List<VectorSchemaRoot> out) {
+      for (int i = from; i < end; i++) {
+        if (stages.get(i) instanceof Probe p) {
+          if (probers[i] == null) probers[i] = p.join.newProber();
+          List<VectorSchemaRoot> parts = new java.util.ArrayList<>();
+          try {
+            p.join.probeInTask(probers[i], b, parts);
+            for (int k = 0; k < parts.size(); k++) {
+              VectorSchemaRoot part = parts.get(k);
+              parts.set(k, null);
+              stageRows[i].add(part.getRowCount());
+              run(part, i + 1, out);
+            }
+          } finally {
+            for (VectorSchemaRoot part : parts) if (part != null) part.close();
+          }
+          return;
+        }
         b = stages.get(i).apply(b, allocator);
         if (b == null) return;
         stageRows[i].add(b.getRowCount());
