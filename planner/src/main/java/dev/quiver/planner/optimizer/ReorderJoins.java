@@ -170,6 +170,9 @@ public final class ReorderJoins implements Rule {
       List<Expr> cond = new ArrayList<>();
       double rows = sizes.getOrDefault(hubPlan, estimate(hubPlan));
       double armRows = estimate(leaves.get(arm));
+      // an arm is the smaller side, which its join builds on: a filtered fact table tied to one dimension (TPC-H
+      // q03's lineitem, tied to orders only) is the probe side of the greedy order, not an arm of its dimension
+      if (armRows > rows) continue;
       double joined = rows * armRows;
       for (java.util.Iterator<Expr> it = conjuncts.iterator(); it.hasNext(); ) {
         Expr c = it.next();

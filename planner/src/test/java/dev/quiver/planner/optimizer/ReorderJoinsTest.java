@@ -54,6 +54,17 @@ class ReorderJoinsTest extends RuleTest {
     assertThat(top).as(applied.explain()).contains("x =");
   }
 
+  @Test
+  void aFilteredLeafLargerThanItsOneNeighbourIsNoArm() {
+    // f (t filtered: about 14 rows) is tied to b2 only, but larger than it (bools: 9): it probes, as TPC-H q03's
+    // filtered lineitem probes orders, rather than being built on as an arm of b2
+    RuleTester.Applied applied = tester.apply(new ReorderJoins(), tester.analyzed(
+        "SELECT f.i32 FROM bools b1 JOIN bools b2 ON b1.x = b2.x JOIN (SELECT * FROM t WHERE i32 > 0) f ON f.b = b2.x"));
+    // the join's left (probe) input is printed first
+    assertThat(applied.explain().lines().map(String::trim).toList()).as(applied.explain())
+        .containsSubsequence("INNER Join: b = b2.x", "Filter: i32 > 0", "TableScan: bools projection=[x AS b2.x, y AS b2.y]");
+  }
+
   private static int indent(String line) {
     return line.length() - line.stripLeading().length();
   }
