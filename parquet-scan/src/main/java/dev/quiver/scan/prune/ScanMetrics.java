@@ -19,6 +19,7 @@ public final class ScanMetrics {
   private final AtomicLong filesTotal = new AtomicLong();
   private final AtomicLong rowsFilteredLate = new AtomicLong();
   private final AtomicLong decoderFallbacks = new AtomicLong();
+  private final AtomicLong fromStatistics = new AtomicLong();
   /** The runtime filter the scan was given (null: none), as EXPLAIN ANALYZE shows it. */
   private volatile String runtimeFilter;
 
@@ -71,6 +72,9 @@ public final class ScanMetrics {
    */
   public void decoderFallbacks(long n) { decoderFallbacks.addAndGet(n); }
   public long decoderFallbacks() { return decoderFallbacks.get(); }
+  /** A row group read (counted in the total) whose rows were answered from its footer statistics: no page read. */
+  public void answeredFromStatistics() { fromStatistics.incrementAndGet(); }
+  public long rowGroupsFromStatistics() { return fromStatistics.get(); }
   /** The scan got a runtime filter, shown as {@code text}. */
   public synchronized void runtimeFilter(String text) {
     runtimeFilter = runtimeFilter == null ? text : runtimeFilter + " AND " + text;
@@ -86,7 +90,7 @@ public final class ScanMetrics {
 
   /**
    * The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code row_groups_pruned_runtime} only for a scan
-   * that got a runtime filter, {@code decoder_fallbacks} only if not 0.
+   * that got a runtime filter, {@code row_groups_from_statistics} and {@code decoder_fallbacks} only if not 0.
    */
   public Map<String, Long> asMap() {
     Map<String, Long> m = new LinkedHashMap<>();
@@ -98,6 +102,7 @@ public final class ScanMetrics {
     m.put("row_groups_pruned_dictionary", rowGroupsPruned(PruningLevel.DICTIONARY));
     m.put("row_groups_pruned_bloom", rowGroupsPruned(PruningLevel.BLOOM));
     if (runtimeFilter != null) m.put("row_groups_pruned_runtime", rowGroupsPruned(PruningLevel.RUNTIME));
+    if (fromStatistics.get() != 0) m.put("row_groups_from_statistics", fromStatistics.get());
     m.put("pages_pruned", pagesPruned.get());
     m.put("rows_scanned", rowsScanned());
     m.put("bytes_scanned", bytesScanned());

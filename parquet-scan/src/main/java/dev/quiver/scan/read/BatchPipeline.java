@@ -19,6 +19,17 @@ public interface BatchPipeline extends AutoCloseable {
   /** After the task's last batch: adds trailing batches (e.g. partial aggregate states) to {@code out}. */
   void finish(List<VectorSchemaRoot> out);
 
+  /**
+   * Before a row group is read, when every one of its rows reaches the pipeline (no predicate, row filter or runtime
+   * filter could drop one): whether the pipeline takes them from their {@code stats} instead (e.g. {@code count(*)},
+   * {@code min}, {@code max}), adding what it emits to {@code out}; then no page of the row group is read, and
+   * {@link #finish} is not called for it. Only asked of pipelines whose factory {@link Factory#answersFromStatistics
+   * can answer}.
+   */
+  default boolean fromStatistics(RowGroupStatistics stats, List<VectorSchemaRoot> out) {
+    return false;
+  }
+
   /** Releases what the pipeline still holds. */
   @Override
   void close();
@@ -27,5 +38,10 @@ public interface BatchPipeline extends AutoCloseable {
   @FunctionalInterface
   interface Factory {
     BatchPipeline create();
+
+    /** Whether its pipelines may answer row groups {@link BatchPipeline#fromStatistics from their statistics}. */
+    default boolean answersFromStatistics() {
+      return false;
+    }
   }
 }

@@ -303,6 +303,9 @@ public final class ParquetScan implements AutoCloseable {
    */
   private void plan() {
     todo = new ArrayDeque<>();
+    // no pruning predicate: every row of every row group reaches the pipeline (a converted predicate's "always"
+    // may only mean "cannot prune")
+    boolean unfiltered = predicate == null || predicate instanceof ScanPredicate.Const c && c.value();
     int ordinal = 0;
     if (only != null) {
       Set<org.apache.hadoop.fs.Path> files = new HashSet<>();
@@ -356,7 +359,7 @@ public final class ParquetScan implements AutoCloseable {
           }
           ordinal++;
         } else {
-          todo.add(new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns));
+          todo.add(new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns, unfiltered));
         }
       }
     }
@@ -411,8 +414,12 @@ public final class ParquetScan implements AutoCloseable {
     /** Rows that passed the row predicate so far (late materialization). */
     long passing;
 
+    /** The scan has no pruning predicate: every row of the row group reaches the pipeline. */
+    final boolean wholeFile;
+
     RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
-        int ordinal, List<String> statsColumns) {
+        int ordinal, List<String> statsColumns, boolean wholeFile) {
+      this.wholeFile = wholeFile;
       this.ordinal = ordinal;
       this.statsColumns = statsColumns;
       this.file = file;
@@ -455,6 +462,7 @@ public final class ParquetScan implements AutoCloseable {
       List<VectorSchemaRoot> out = new ArrayList<>();
       BlockMetaData block = footer.getBlocks().get(index);
       metrics.rowGroup();
+      if (answerFromStatistics(block, out)) return out;
       try (ParquetFileReader reader = open()) {
         if (pruner != null) {
           PruningLevel level;
@@ -520,6 +528,30 @@ public final class ParquetScan implements AutoCloseable {
         out.forEach(VectorSchemaRoot::close);
         throw corrupt(file, "cannot close", e);
       }
+    }
+
+    /**
+     * Whether the pipeline took this row group's rows from its footer statistics (adding its output to {@code out}):
+     * asked only when every row of the group reaches the pipeline — no pruning predicate, no row filter, no runtime
+     * filter — so no page is read, and the file is not even opened.
+     */
+    private boolean answerFromStatistics(BlockMetaData block, List<VectorSchemaRoot> out) {
+      if (pipeline == null || !pipeline.answersFromStatistics() || !wholeFile || rowPredicate != null || runtime != null) {
+        return false;
+      }
+      RowGroupStatistics stats = RowGroupStatistics.of(block, footer.getFileMetaData().getSchema(), fields,
+          table::isPartitionColumn);
+      BatchPipeline pipe = pipeline.create();
+      try {
+        if (!pipe.fromStatistics(stats, out)) return false;
+      } finally {
+        pipe.close();
+      }
+      metrics.answeredFromStatistics();
+      if (metrics.recordsRowGroups()) {
+        metrics.report(report(ordinal, file, footer, index, statsColumns, null, 0, 0, 0, block.getRowCount()));
+      }
+      return true;
     }
 
     private void readRowGroup(ParquetFileReader reader, RowRanges ranges, Set<String> requestedNames, long rows,

@@ -194,6 +194,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     }
     ScanPipeline pipeline = new ScanPipeline(stages, projections, expand == null ? null : expand.schema(), partial,
         allocator, cancellation);
+    if (chain.isEmpty()) pipeline.answerFromStatistics(scan.schema());
     ScanExec scanOp = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
         pipeline, recordRowGroups);
     scans.put(scan, scanOp);

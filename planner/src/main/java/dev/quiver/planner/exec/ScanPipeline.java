@@ -2,7 +2,9 @@ package dev.quiver.planner.exec;
 
 import dev.quiver.planner.Cancellation;
 import dev.quiver.planner.kernel.PhysicalExpr;
+import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.scan.read.BatchPipeline;
+import dev.quiver.scan.read.RowGroupStatistics;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.memory.BufferAllocator;
@@ -116,6 +118,47 @@ final class ScanPipeline implements BatchPipeline.Factory {
     if (expand != null && runsInTasks(expandIndex())) b.append(b.length() > 1 ? ", " : "").append("expand");
     if (partial != null && runsInTasks(partialIndex())) b.append(b.length() > 1 ? ", " : "").append("partial_aggregate");
     return b.append(']').toString();
+  }
+
+  /**
+   * Per aggregate of an ungrouped partial aggregation straight over the scan, the scan column its statistics answer
+   * it from (-1: {@code count(*)}); null when row groups cannot be answered from statistics.
+   */
+  private int[] statisticsColumns;
+
+  /**
+   * Lets the tasks answer a row group from its footer statistics ({@link BatchPipeline#fromStatistics}) when this
+   * pipeline is only an ungrouped partial aggregation of {@code count(*)}, {@code count(c)}, {@code min(c)} and
+   * {@code max(c)} over columns of the scan (whose output is {@code scanSchema}). Exact: the row group's rows are
+   * all of its rows (the scan asks only when nothing filters), and its count, NULL count and bounds are exact
+   * ({@link RowGroupStatistics} says where they are); a column without them makes the task read the row group.
+   */
+  void answerFromStatistics(Schema scanSchema) {
+    if (!stages.isEmpty() || expand != null || partial == null || !partial.keys().isEmpty()) return;
+    int[] columns = new int[partial.calls().size()];
+    for (int a = 0; a < columns.length; a++) {
+      LogicalPlan.AggregateCall c = partial.calls().get(a);
+      if (c.distinct() || !c.orderBy().isEmpty()) return;
+      boolean count = c.func() == LogicalPlan.AggFunc.COUNT;
+      if (!count && c.func() != LogicalPlan.AggFunc.MIN && c.func() != LogicalPlan.AggFunc.MAX) return;
+      if (c.arg() == null && count) {
+        columns[a] = -1;
+        continue;
+      }
+      if (!(c.arg() instanceof dev.quiver.planner.expr.Expr.ColumnRef ref)) return;
+      int at = -1;
+      for (int f = 0; f < scanSchema.getFields().size(); f++) {
+        if (scanSchema.getFields().get(f).getName().equals(ref.name())) at = f;
+      }
+      if (at < 0) return;
+      columns[a] = at;
+    }
+    this.statisticsColumns = columns;
+  }
+
+  @Override
+  public boolean answersFromStatistics() {
+    return statisticsColumns != null;
   }
 
   /**
@@ -270,6 +313,44 @@ final class ScanPipeline implements BatchPipeline.Factory {
           }
         }
       }
+    }
+
+    /** The partial states of a row group from its statistics: one row, each aggregate's state from its column's. */
+    @Override
+    public boolean fromStatistics(RowGroupStatistics stats, List<VectorSchemaRoot> out) {
+      if (statisticsColumns == null || aggregate == null) return false;
+      Object[] states = new Object[statisticsColumns.length];
+      for (int a = 0; a < states.length; a++) {
+        int col = statisticsColumns[a];
+        if (col < 0) {
+          states[a] = stats.rows();
+          continue;
+        }
+        RowGroupStatistics.Column c = stats.columns().get(col);
+        if (c == null) return false;
+        states[a] = switch (partial.calls().get(a).func()) {
+          case COUNT -> stats.rows() - c.nulls();
+          case MIN -> c.min();
+          default -> c.max();
+        };
+      }
+      List<org.apache.arrow.vector.types.pojo.Field> fields = partial.stateSchema().getFields();
+      List<org.apache.arrow.vector.FieldVector> vectors = new java.util.ArrayList<>();
+      try {
+        for (int a = 0; a < states.length; a++) {
+          org.apache.arrow.vector.FieldVector v = fields.get(a).createVector(allocator);
+          vectors.add(v);
+          v.allocateNew();
+          dev.quiver.planner.kernel.Vectors.set(v, 0, states[a]);
+          v.setValueCount(1);
+        }
+      } catch (RuntimeException | Error e) {
+        vectors.forEach(org.apache.arrow.vector.FieldVector::close);
+        throw e;
+      }
+      out.add(new VectorSchemaRoot(fields, vectors, 1));
+      partialRows.add(1);
+      return true;
     }
 
     @Override
