@@ -22,9 +22,9 @@ public interface BatchPipeline extends AutoCloseable {
   /**
    * Before a row group is read, when every one of its rows reaches the pipeline (no predicate, row filter or runtime
    * filter could drop one): whether the pipeline takes them from their {@code stats} instead (e.g. {@code count(*)},
-   * {@code min}, {@code max}), adding what it emits to {@code out}; then no page of the row group is read, and
-   * {@link #finish} is not called for it. Only asked of pipelines whose factory {@link Factory#answersFromStatistics
-   * can answer}.
+   * {@code min}, {@code max}); then no page of the row group is read. The scan offers one pipeline the statistics of
+   * all such row groups, while it plans them on the query's thread, then calls its {@link #finish}. Only asked of
+   * pipelines whose factory {@link Factory#answersFromStatistics can answer}.
    */
   default boolean fromStatistics(RowGroupStatistics stats, List<VectorSchemaRoot> out) {
     return false;

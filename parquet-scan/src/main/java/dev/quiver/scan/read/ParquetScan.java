@@ -299,13 +299,31 @@ public final class ParquetScan implements AutoCloseable {
 
   /**
    * Lists the row groups to read: every row group of every file, except files whose partition values
-   * (or a column missing from the file) rule them out, which are counted as pruned at once.
+   * (or a column missing from the file) rule them out, which are counted as pruned at once, and row groups the
+   * pipeline answers from their statistics (their output is ready at once).
    */
   private void plan() {
     todo = new ArrayDeque<>();
     // no pruning predicate: every row of every row group reaches the pipeline (a converted predicate's "always"
     // may only mean "cannot prune")
     boolean unfiltered = predicate == null || predicate instanceof ScanPredicate.Const c && c.value();
+    // one pipeline answers, here, the row groups whose statistics can
+    BatchPipeline statistics = unfiltered && rowPredicate == null && runtime == null && pipeline != null
+        && pipeline.answersFromStatistics() ? pipeline.create() : null;
+    List<VectorSchemaRoot> answered = new ArrayList<>();
+    try {
+      planRowGroups(statistics, answered);
+      if (statistics != null) statistics.finish(answered);
+    } catch (RuntimeException | Error e) {
+      answered.forEach(VectorSchemaRoot::close);
+      throw e;
+    } finally {
+      if (statistics != null) statistics.close();
+    }
+    ready.addAll(answered);
+  }
+
+  private void planRowGroups(BatchPipeline statistics, List<VectorSchemaRoot> answered) {
     int ordinal = 0;
     if (only != null) {
       Set<org.apache.hadoop.fs.Path> files = new HashSet<>();
@@ -359,7 +377,8 @@ public final class ParquetScan implements AutoCloseable {
           }
           ordinal++;
         } else {
-          todo.add(new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns, unfiltered));
+          RowGroupTask t = new RowGroupTask(f, footer, requested, pruner, i, ordinal++, statsColumns);
+          if (statistics == null || !t.answerFromStatistics(statistics, answered)) todo.add(t);
         }
       }
     }
@@ -414,12 +433,8 @@ public final class ParquetScan implements AutoCloseable {
     /** Rows that passed the row predicate so far (late materialization). */
     long passing;
 
-    /** The scan has no pruning predicate: every row of the row group reaches the pipeline. */
-    final boolean wholeFile;
-
     RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
-        int ordinal, List<String> statsColumns, boolean wholeFile) {
-      this.wholeFile = wholeFile;
+        int ordinal, List<String> statsColumns) {
       this.ordinal = ordinal;
       this.statsColumns = statsColumns;
       this.file = file;
@@ -462,7 +477,6 @@ public final class ParquetScan implements AutoCloseable {
       List<VectorSchemaRoot> out = new ArrayList<>();
       BlockMetaData block = footer.getBlocks().get(index);
       metrics.rowGroup();
-      if (answerFromStatistics(block, out)) return out;
       try (ParquetFileReader reader = open()) {
         if (pruner != null) {
           PruningLevel level;
@@ -531,22 +545,17 @@ public final class ParquetScan implements AutoCloseable {
     }
 
     /**
-     * Whether the pipeline took this row group's rows from its footer statistics (adding its output to {@code out}):
-     * asked only when every row of the group reaches the pipeline — no pruning predicate, no row filter, no runtime
-     * filter — so no page is read, and the file is not even opened.
+     * Whether {@code pipe} took this row group's rows from its footer statistics (adding its output to {@code out}):
+     * asked, when the scan plans its row groups on the query's thread, only when every row of the group reaches the
+     * pipeline — no pruning predicate, no row filter, no runtime filter — so no page is read, no file opened and no
+     * task run; the footer is the planned version's (the footer cache is keyed by it).
      */
-    private boolean answerFromStatistics(BlockMetaData block, List<VectorSchemaRoot> out) {
-      if (pipeline == null || !pipeline.answersFromStatistics() || !wholeFile || rowPredicate != null || runtime != null) {
-        return false;
-      }
+    private boolean answerFromStatistics(BatchPipeline pipe, List<VectorSchemaRoot> out) {
+      BlockMetaData block = footer.getBlocks().get(index);
       RowGroupStatistics stats = RowGroupStatistics.of(block, footer.getFileMetaData().getSchema(), fields,
           table::isPartitionColumn);
-      BatchPipeline pipe = pipeline.create();
-      try {
-        if (!pipe.fromStatistics(stats, out)) return false;
-      } finally {
-        pipe.close();
-      }
+      if (!pipe.fromStatistics(stats, out)) return false;
+      metrics.rowGroup();
       metrics.answeredFromStatistics();
       if (metrics.recordsRowGroups()) {
         metrics.report(report(ordinal, file, footer, index, statsColumns, null, 0, 0, 0, block.getRowCount()));

@@ -3,6 +3,7 @@ package dev.quiver.scan.read;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.parquet.column.statistics.Statistics;
@@ -47,18 +48,30 @@ public record RowGroupStatistics(long rows, List<Column> columns) {
       } else if (!fileSchema.containsField(name)) {
         out.add(new Column(rows, null, null)); // absent from this file: NULL in every row
       } else {
-        out.add(column(block, fileSchema.getType(name), f.getType(), rows));
+        Map<String, java.util.Optional<Column>> known = CACHE.computeIfAbsent(block,
+            b -> new java.util.concurrent.ConcurrentHashMap<>());
+        out.add(known.computeIfAbsent(name + '\0' + f.getType(),
+            k -> java.util.Optional.ofNullable(column(block, fileSchema.getType(name), f.getType(), rows))).orElse(null));
       }
     }
     return new RowGroupStatistics(rows, out);
   }
 
+  /**
+   * The columns' statistics per row group of a cached footer (the footer cache keeps one per file version, so the
+   * same row group object comes back while the file is unchanged), converted once: a statistics answer then costs
+   * a lookup per row group and column. Weak keys: gone with the footer.
+   */
+  private static final Map<BlockMetaData, Map<String, java.util.Optional<Column>>> CACHE =
+      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
   private static Column column(BlockMetaData block, Type type, ArrowType arrow, long rows) {
     if (!type.isPrimitive()) return null;
     PrimitiveType p = type.asPrimitiveType();
     ColumnChunkMetaData chunk = null;
+    org.apache.parquet.hadoop.metadata.ColumnPath path = org.apache.parquet.hadoop.metadata.ColumnPath.get(type.getName());
     for (ColumnChunkMetaData c : block.getColumns()) {
-      if (c.getPath().size() == 1 && c.getPath().toArray()[0].equals(type.getName())) chunk = c;
+      if (c.getPath().equals(path)) chunk = c;
     }
     if (chunk == null) return null;
     Statistics<?> s = chunk.getStatistics();

@@ -315,8 +315,12 @@ final class ScanPipeline implements BatchPipeline.Factory {
       }
     }
 
-    /** The partial states of a row group from its statistics: one row, each aggregate's state from its column's. */
+    /** The states folded from row groups' statistics (null: none yet): counts added, bounds kept. */
+    private Object[] statisticsStates;
+
+    /** Folds a row group's statistics into this task's states from statistics, emitted by {@link #finish}. */
     @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public boolean fromStatistics(RowGroupStatistics stats, List<VectorSchemaRoot> out) {
       if (statisticsColumns == null || aggregate == null) return false;
       Object[] states = new Object[statisticsColumns.length];
@@ -334,28 +338,52 @@ final class ScanPipeline implements BatchPipeline.Factory {
           default -> c.max();
         };
       }
+      if (statisticsStates == null) {
+        statisticsStates = states;
+        return true;
+      }
+      for (int a = 0; a < states.length; a++) {
+        Object now = statisticsStates[a];
+        Object next = states[a];
+        LogicalPlan.AggFunc f = statisticsColumns[a] < 0 ? LogicalPlan.AggFunc.COUNT : partial.calls().get(a).func();
+        if (f == LogicalPlan.AggFunc.COUNT) {
+          statisticsStates[a] = (Long) now + (Long) next;
+        } else if (next != null && (now == null || Integer.signum(((Comparable) next).compareTo(now))
+            == (f == LogicalPlan.AggFunc.MIN ? -1 : 1))) {
+          statisticsStates[a] = next;
+        }
+      }
+      return true;
+    }
+
+    /** The states from statistics as one row of the partial states (null: none). */
+    private VectorSchemaRoot statisticsRow() {
+      if (statisticsStates == null) return null;
       List<org.apache.arrow.vector.types.pojo.Field> fields = partial.stateSchema().getFields();
       List<org.apache.arrow.vector.FieldVector> vectors = new java.util.ArrayList<>();
       try {
-        for (int a = 0; a < states.length; a++) {
+        for (int a = 0; a < statisticsStates.length; a++) {
           org.apache.arrow.vector.FieldVector v = fields.get(a).createVector(allocator);
           vectors.add(v);
+          v.setInitialCapacity(1);
           v.allocateNew();
-          dev.quiver.planner.kernel.Vectors.set(v, 0, states[a]);
+          dev.quiver.planner.kernel.Vectors.set(v, 0, statisticsStates[a]);
           v.setValueCount(1);
         }
       } catch (RuntimeException | Error e) {
         vectors.forEach(org.apache.arrow.vector.FieldVector::close);
         throw e;
       }
-      out.add(new VectorSchemaRoot(fields, vectors, 1));
+      statisticsStates = null;
       partialRows.add(1);
-      return true;
+      return new VectorSchemaRoot(fields, vectors, 1);
     }
 
     @Override
     public void finish(List<VectorSchemaRoot> out) {
       if (aggregate == null) return;
+      VectorSchemaRoot fromStatistics = statisticsRow();
+      if (fromStatistics != null) out.add(fromStatistics);
       VectorSchemaRoot states = aggregate.emit();
       if (states != null) {
         partialRows.add(states.getRowCount());
