@@ -9,8 +9,9 @@ without the feature, one server at a time, no warm-up, no console), and times th
 (`SELECT 1`), `count(*)` and `count(*)` with two min/max pairs over lineitem: 5 warm-ups, median of 21, answers
 compared with DuckDB's. Prints Markdown rows.
 """
-import statistics, subprocess, sys, time
-import duckdb, pyarrow.flight as fl
+import sys
+import duckdb
+from flightbench import quiver, timed
 
 PORT = 32091
 QUERIES = [
@@ -19,44 +20,6 @@ QUERIES = [
     ("count(*), min/max of two columns", "SELECT count(*), min(l_orderkey), max(l_orderkey), min(l_shipdate), "
      "max(l_shipdate) FROM lineitem"),
 ]
-
-
-def start(jar, data):
-    p = subprocess.Popen(["java", "-jar", jar, "--data", data, "--port", str(PORT), "--no-console", "--warm-up", "0"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = fl.FlightClient(f"grpc://127.0.0.1:{PORT}")
-    for _ in range(150):
-        try:
-            run(client, "SELECT 1")
-            return p, client
-        except Exception:
-            time.sleep(0.2)
-    raise SystemExit("the server did not start")
-
-
-def run(client, sql):
-    info = client.get_flight_info(fl.FlightDescriptor.for_command(sql.encode()))
-    return [client.do_get(ep.ticket).read_all() for ep in info.endpoints][0].to_pylist()
-
-
-def timed(f, n=21):
-    for _ in range(5):
-        f()
-    ts = []
-    for _ in range(n):
-        t = time.perf_counter()
-        out = f()
-        ts.append((time.perf_counter() - t) * 1000)
-    return statistics.median(ts), out
-
-
-def quiver(jar, data):
-    p, client = start(jar, data)
-    try:
-        return {name: timed(lambda: run(client, sql)) for name, sql in QUERIES}
-    finally:
-        p.terminate()
-        p.wait()
 
 
 def main():
@@ -76,8 +39,8 @@ def main():
         duck = duckdb.connect()
         duck.execute("SET threads=2")
         duck.execute(f"CREATE VIEW lineitem AS SELECT * FROM '{data}/lineitem.parquet'")
-        old = quiver(before, data) if before else None
-        new = quiver(jar, data)
+        old = quiver(before, data, PORT, QUERIES) if before else None
+        new = quiver(jar, data, PORT, QUERIES)
         for name, sql in QUERIES:
             d_ms, d_rows = timed(lambda: duck.execute(sql).fetchall())
             q_ms, q_rows = new[name]

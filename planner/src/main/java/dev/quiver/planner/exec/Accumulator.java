@@ -17,7 +17,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /**
  * The running state of one aggregate for one group. NULL inputs are ignored (count(*) counts rows).
- * Integer sums that overflow BIGINT are errors, never wrapped; decimal sums are exact.
+ * Integer sums whose exact total does not fit their type are errors, never wrapped (judged on the total, not on a
+ * running total, so the order of the rows does not matter); decimal sums are exact.
  */
 abstract class Accumulator {
   /** Adds row {@code i} of {@code v} ({@code v} is null for count(*)). */
@@ -151,9 +152,15 @@ abstract class Accumulator {
     Object result() { return n; }
   }
 
+  /**
+   * sum of integers: a long while it fits, what overflowed it kept exactly beside it; the exact total must fit BIGINT
+   * (checked in {@link #result()}), so the answer does not depend on the order of the rows (a running total that
+   * leaves BIGINT and comes back is no error).
+   */
   private static final class LongSum extends Accumulator {
     final AggregateCall call;
     long sum;
+    java.math.BigInteger spilled;
     boolean any;
     LongSum(AggregateCall call) { this.call = call; }
     void add(ColumnValues v, int i) {
@@ -171,13 +178,24 @@ abstract class Accumulator {
     }
     private void addValue(long x) {
       any = true;
-      try {
-        sum = Math.addExact(sum, x);
-      } catch (ArithmeticException e) {
-        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + dev.quiver.planner.expr.Exprs.toUserString(call.arg()) + ") overflows BIGINT");
+      long s = sum + x;
+      if (((sum ^ s) & (x ^ s)) < 0) {
+        spilled = (spilled == null ? java.math.BigInteger.ZERO : spilled).add(java.math.BigInteger.valueOf(sum));
+        sum = x;
+      } else {
+        sum = s;
       }
     }
-    Object result() { return any ? sum : null; }
+    Object result() {
+      if (!any) return null;
+      if (spilled == null) return sum;
+      try {
+        return spilled.add(java.math.BigInteger.valueOf(sum)).longValueExact();
+      } catch (ArithmeticException e) {
+        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + dev.quiver.planner.expr.Exprs.toUserString(call.arg())
+            + ") overflows " + SqlTypes.sqlName(call.type()));
+      }
+    }
   }
 
   private static final class DoubleSum extends Accumulator {

@@ -92,10 +92,15 @@ abstract class GroupedAccumulator {
     Object result(int g) { return counts[g]; }
   }
 
+  /**
+   * sum of integers: a long per group, and what overflowed it kept exactly beside it (rarely: only after an
+   * overflow); only the exact total must fit, as in {@link Accumulator}'s, whatever the order of the rows.
+   */
   private static final class LongSum extends GroupedAccumulator {
     final AggregateCall call;
     long[] sums = new long[0];
     boolean[] any = new boolean[0];
+    java.math.BigInteger[] spilled;
     ColumnValues v;
     long[] x;
     boolean nulls;
@@ -105,6 +110,7 @@ abstract class GroupedAccumulator {
         int cap = capacity(sums.length, count);
         sums = Arrays.copyOf(sums, cap);
         any = Arrays.copyOf(any, cap);
+        if (spilled != null) spilled = Arrays.copyOf(spilled, cap);
       }
     }
     void batch(ColumnValues values, int n) {
@@ -117,26 +123,33 @@ abstract class GroupedAccumulator {
       long[] s = sums;
       boolean[] a = any;
       long[] xs = x;
-      try {
-        if (!nulls) {
-          for (int i = lo; i < hi; i++) {
-            int g = ids[i];
-            s[g] = Math.addExact(s[g], xs[i]);
-            a[g] = true;
-          }
-        } else {
-          for (int i = lo; i < hi; i++) {
-            if (v.isNull(i)) continue;
-            int g = ids[i];
-            s[g] = Math.addExact(s[g], xs[i]);
-            a[g] = true;
-          }
+      for (int i = lo; i < hi; i++) {
+        if (nulls && v.isNull(i)) continue;
+        int g = ids[i];
+        long before = s[g];
+        long b = xs[i];
+        long sum = before + b;
+        if (((before ^ sum) & (b ^ sum)) < 0) {
+          spill(g, before);
+          sum = b;
         }
+        s[g] = sum;
+        a[g] = true;
+      }
+    }
+    private void spill(int g, long value) {
+      if (spilled == null) spilled = new java.math.BigInteger[sums.length];
+      spilled[g] = (spilled[g] == null ? java.math.BigInteger.ZERO : spilled[g]).add(java.math.BigInteger.valueOf(value));
+    }
+    Object result(int g) {
+      if (!any[g]) return null;
+      if (spilled == null || spilled[g] == null) return sums[g];
+      try {
+        return spilled[g].add(java.math.BigInteger.valueOf(sums[g])).longValueExact();
       } catch (ArithmeticException e) {
         throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + Exprs.toUserString(call.arg()) + ") overflows BIGINT");
       }
     }
-    Object result(int g) { return any[g] ? sums[g] : null; }
   }
 
   /** sum or avg of DOUBLE: the same additions in the same (row) order as {@link Accumulator}'s. */

@@ -249,6 +249,22 @@ class GroupedAggregationTest {
   }
 
   @Test
+  void anIntegerSumIsJudgedOnItsTotalNotOnARunningTotal() {
+    // the running total leaves BIGINT after the second row and comes back with the third: the sum fits, in any order
+    long half = Long.MAX_VALUE / 2;
+    List<Object[]> rows = rows(new Random(17), 3, 2);
+    long[] xs = {half + 1, half + 1, -half};
+    for (int i = 0; i < 3; i++) {
+      rows.get(i)[0] = 1L;
+      rows.get(i)[7] = xs[i];
+    }
+    LogicalPlan.Aggregate p = plan(List.of("k"), List.of(new AggregateCall(AggFunc.SUM, col("x"), SqlTypes.BIGINT, "sx")));
+    assertThat(actual(p, batches(rows, new Random(1), 3))).containsExactly(List.of(1L, half + 2));
+    LogicalPlan.Aggregate total = plan(List.of(), List.of(new AggregateCall(AggFunc.SUM, col("x"), SqlTypes.BIGINT, "sx")));
+    assertThat(actual(total, batches(rows, new Random(1), 1))).containsExactly(List.of(half + 2));
+  }
+
+  @Test
   void groupedIntegerSumOverflowIsAnError() {
     List<Object[]> rows = rows(new Random(16), 10, 2);
     for (Object[] row : rows) {
