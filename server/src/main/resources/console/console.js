@@ -12,6 +12,7 @@
     ['PRUNED_DICTIONARY', 'pruned by dictionary'],
     ['PRUNED_BLOOM', 'pruned by bloom filter'],
     ['PRUNED_RUNTIME', 'pruned by a join\'s runtime filter'],
+    ['PRUNED_TOP_N', 'pruned by the top-N\'s bound (ORDER BY … LIMIT)'],
     ['READ_PAGES_PRUNED', 'read, pages pruned (hatched part)'],
     ['READ', 'read whole'],
   ];
@@ -403,7 +404,7 @@
     levels.appendChild(el('tr', null, el('th', { text: 'level' }), el('th', { text: 'row groups pruned' })));
     for (const [key, label] of [['row_groups_pruned_partition', 'partition'], ['row_groups_pruned_statistics', 'statistics'],
       ['row_groups_pruned_dictionary', 'dictionary'], ['row_groups_pruned_bloom', 'bloom filter'],
-      ['row_groups_pruned_runtime', 'runtime filter (join)']]) {
+      ['row_groups_pruned_runtime', 'runtime filter (join)'], ['row_groups_pruned_top_n', 'top-N bound']]) {
       if (m[key] === undefined) continue;
       levels.appendChild(el('tr', { 'data-level': label }, el('td', { text: label }),
         el('td', { text: fmtInt(m[key]) + (total !== undefined ? ' of ' + fmtInt(total) : '') })));

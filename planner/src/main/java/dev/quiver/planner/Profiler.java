@@ -224,6 +224,7 @@ final class Profiler {
         case DICTIONARY -> RowGroupOutcome.Outcome.PRUNED_DICTIONARY;
         case BLOOM -> RowGroupOutcome.Outcome.PRUNED_BLOOM;
         case RUNTIME -> RowGroupOutcome.Outcome.PRUNED_RUNTIME;
+        case TOP_N -> RowGroupOutcome.Outcome.PRUNED_TOP_N;
       };
     }
     return r.pagesPruned() > 0 ? RowGroupOutcome.Outcome.READ_PAGES_PRUNED : RowGroupOutcome.Outcome.READ;

@@ -6,14 +6,8 @@ import dev.quiver.scan.table.Catalog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -126,34 +120,14 @@ class StatisticsAnswersTest {
   }
 
   private static String explain(String sql) {
-    return String.join("\n", run("EXPLAIN ANALYZE " + sql, ON).stream().map(r -> String.valueOf(r.get(0))).toList());
+    return TestTables.explain(engine, sql, ON);
   }
 
-  /** The sum of {@code name=} over the plan's scan lines. */
   private static long metric(String plan, String name) {
-    Matcher m = Pattern.compile("\\b" + name + "=(\\d+)").matcher(plan);
-    long sum = 0;
-    while (m.find()) sum += Long.parseLong(m.group(1));
-    return sum;
+    return TestTables.metric(plan, name);
   }
 
   static List<List<Object>> run(String sql, QuerySettings settings) {
-    try (BufferAllocator allocator = new RootAllocator()) {
-      List<List<Object>> rows = new ArrayList<>();
-      PreparedQuery q = engine.prepare(sql, allocator, settings);
-      try (QueryExecution ex = engine.execute(q, allocator)) {
-        VectorSchemaRoot next;
-        while ((next = ex.next()) != null) {
-          try (VectorSchemaRoot b = next) {
-            for (int i = 0; i < b.getRowCount(); i++) {
-              List<Object> row = new ArrayList<>();
-              for (var v : b.getFieldVectors()) row.add(v.getObject(i) == null ? null : v.getObject(i).toString());
-              rows.add(row);
-            }
-          }
-        }
-      }
-      return rows;
-    }
+    return TestTables.run(engine, sql, settings);
   }
 }

@@ -124,4 +124,39 @@ public final class TestTables {
     }
     return out;
   }
+
+  /** Runs {@code sql} with {@code settings} under an allocator of its own, closed after: a leak fails the test. */
+  static List<List<Object>> run(QueryEngine engine, String sql, QuerySettings settings) {
+    List<List<Object>> out = new ArrayList<>();
+    try (BufferAllocator allocator = new org.apache.arrow.memory.RootAllocator(256 << 20)) {
+      PreparedQuery q = engine.prepare(sql, allocator, settings);
+      try (QueryExecution ex = engine.execute(q, allocator)) {
+        VectorSchemaRoot next;
+        while ((next = ex.next()) != null) {
+          try (VectorSchemaRoot b = next) {
+            for (int i = 0; i < b.getRowCount(); i++) {
+              List<Object> row = new ArrayList<>();
+              for (var v : b.getFieldVectors()) row.add(v.getObject(i));
+              out.add(row);
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The text of {@code EXPLAIN ANALYZE sql}. */
+  static String explain(QueryEngine engine, String sql, QuerySettings settings) {
+    return String.join("\n", run(engine, "EXPLAIN ANALYZE " + sql, settings).stream()
+        .map(r -> String.valueOf(r.get(0))).toList());
+  }
+
+  /** The sum of {@code name=N} over a plan's lines (its scans'). */
+  static long metric(String plan, String name) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(plan);
+    long sum = 0;
+    while (m.find()) sum += Long.parseLong(m.group(1));
+    return sum;
+  }
 }

@@ -14,5 +14,10 @@ public enum PruningLevel {
    * A filter known only at run time: a hash join's build side, complete, gives the range (or the set) of its keys,
    * and the probe side's scan skips row groups whose statistics show they hold none of them.
    */
-  RUNTIME
+  RUNTIME,
+  /**
+   * A top-N's bound, tightened while the scan runs: once {@code ORDER BY k LIMIT n} holds n rows, a row group whose
+   * statistics show that none of its rows sorts before the n-th is skipped (see {@code TopNFilter}).
+   */
+  TOP_N
 }

@@ -22,6 +22,8 @@ public final class ScanMetrics {
   private final AtomicLong fromStatistics = new AtomicLong();
   /** The runtime filter the scan was given (null: none), as EXPLAIN ANALYZE shows it. */
   private volatile String runtimeFilter;
+  /** The top-N filter (null: the scan has none); its text is its bound now, as EXPLAIN ANALYZE shows it. */
+  private volatile Object topNFilter;
 
   /** One report per row group, when asked for ({@link #recordingRowGroups()}); null otherwise (costs nothing). */
   private final ConcurrentLinkedQueue<RowGroupReport> rowGroups;
@@ -79,6 +81,10 @@ public final class ScanMetrics {
   public synchronized void runtimeFilter(String text) {
     runtimeFilter = runtimeFilter == null ? text : runtimeFilter + " AND " + text;
   }
+  /** The scan prunes by a top-N's bound, {@code filter} (its {@code toString()} shows the bound now). */
+  public void topNFilter(Object filter) { topNFilter = filter; }
+  /** The top-N filter's bound now, or null when the scan has none. */
+  public String topNFilter() { return topNFilter == null ? null : topNFilter.toString(); }
   /** The runtime filter the scan got, or null. */
   public String runtimeFilter() { return runtimeFilter; }
 
@@ -90,7 +96,7 @@ public final class ScanMetrics {
 
   /**
    * The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code row_groups_pruned_runtime} only for a scan
-   * that got a runtime filter, {@code row_groups_from_statistics} and {@code decoder_fallbacks} only if not 0.
+   * that got a runtime filter, {@code row_groups_pruned_top_n} only for one under a top-N, {@code row_groups_from_statistics} and {@code decoder_fallbacks} only if not 0.
    */
   public Map<String, Long> asMap() {
     Map<String, Long> m = new LinkedHashMap<>();
@@ -102,6 +108,7 @@ public final class ScanMetrics {
     m.put("row_groups_pruned_dictionary", rowGroupsPruned(PruningLevel.DICTIONARY));
     m.put("row_groups_pruned_bloom", rowGroupsPruned(PruningLevel.BLOOM));
     if (runtimeFilter != null) m.put("row_groups_pruned_runtime", rowGroupsPruned(PruningLevel.RUNTIME));
+    if (topNFilter != null) m.put("row_groups_pruned_top_n", rowGroupsPruned(PruningLevel.TOP_N));
     if (fromStatistics.get() != 0) m.put("row_groups_from_statistics", fromStatistics.get());
     m.put("pages_pruned", pagesPruned.get());
     m.put("rows_scanned", rowsScanned());

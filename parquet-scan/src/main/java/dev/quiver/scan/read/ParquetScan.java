@@ -79,6 +79,10 @@ public final class ParquetScan implements AutoCloseable {
   private final ScanPredicate predicate;
   /** A join's runtime filter ({@link #withRuntimeFilter}), or null. */
   private ScanPredicate runtime;
+  /** A top-N's bound ({@link #withTopN}), or null. */
+  private TopNFilter topN;
+  /** Row-group tasks whose batches were collected (under a top-N the first runs alone). */
+  private int completedTasks;
   private final BufferAllocator allocator;
   private final ScanMetrics metrics;
   private final FooterCache footers;
@@ -202,6 +206,21 @@ public final class ParquetScan implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Reads the row groups best first for {@code filter}'s top-N (by the minimum, or the maximum when descending, of
+   * its column in the footer statistics; row groups without them first), and, with pruning on, the first one alone,
+   * then skips every row group whose statistics prove that none of its rows satisfies the filter's bound as it is
+   * when the row group's turn comes (counted at {@link PruningLevel#TOP_N}). The order is the same with pruning off,
+   * so that both give the same answer among rows that tie. Set before the first {@link #next()}.
+   */
+  public ParquetScan withTopN(TopNFilter filter) {
+    if (todo == null) {
+      this.topN = filter;
+      if (usePageIndex) metrics.topNFilter(filter);
+    }
+    return this;
+  }
+
   public ParquetScan withPipeline(BatchPipeline.Factory factory) {
     this.pipeline = factory;
     return this;
@@ -264,8 +283,11 @@ public final class ParquetScan implements AutoCloseable {
   public VectorSchemaRoot next() {
     if (todo == null) plan();
     while (ready.isEmpty()) {
-      while (inFlight.size() < parallelism && !todo.isEmpty()) {
+      // under a top-N the first row group runs alone: its rows set the bound the others are checked against
+      int limit = topN != null && usePageIndex && completedTasks == 0 ? 1 : parallelism;
+      while (inFlight.size() < limit && !todo.isEmpty()) {
         RowGroupTask t = todo.poll();
+        if (t.prunedByTopN()) continue;
         inFlight.add(new Running(t, options.executor().submit(t::run)));
       }
       if (inFlight.isEmpty()) return null;
@@ -281,6 +303,7 @@ public final class ParquetScan implements AutoCloseable {
           }
         }
         inFlight.poll();
+        completedTasks++;
         ready.addAll(batches);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -313,6 +336,7 @@ public final class ParquetScan implements AutoCloseable {
     List<VectorSchemaRoot> answered = new ArrayList<>();
     try {
       planRowGroups(statistics, answered);
+      if (topN != null) bestFirst();
       if (statistics != null) statistics.finish(answered);
     } catch (RuntimeException | Error e) {
       answered.forEach(VectorSchemaRoot::close);
@@ -384,6 +408,38 @@ public final class ParquetScan implements AutoCloseable {
     }
   }
 
+  /**
+   * Orders the row groups to read for the top-N: ascending by the minimum of its column (descending by the maximum);
+   * row groups whose statistics do not say (none, or an INT32/INT64-stored column without them), and those holding
+   * NULLs when NULLs sort first, go first, in file order. Only the order depends on this: the bound's check is exact.
+   */
+  private void bestFirst() {
+    List<RowGroupTask> tasks = new ArrayList<>(todo);
+    long[] keys = new long[tasks.size()];
+    boolean[] known = new boolean[tasks.size()];
+    for (int t = 0; t < tasks.size(); t++) {
+      RowGroupTask task = tasks.get(t);
+      for (ColumnChunkMetaData c : task.footer.getBlocks().get(task.index).getColumns()) {
+        if (!c.getPath().toDotString().equals(topN.column())) continue;
+        org.apache.parquet.column.statistics.Statistics<?> st = c.getStatistics();
+        boolean integral = c.getPrimitiveType().getPrimitiveTypeName() == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32
+            || c.getPrimitiveType().getPrimitiveTypeName() == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
+        if (!integral || st == null || st.isEmpty() || !st.hasNonNullValue()) break;
+        if (topN.nullsFirst() && (!st.isNumNullsSet() || st.getNumNulls() > 0)) break;
+        Object bound = topN.ascending() ? st.genericGetMin() : st.genericGetMax();
+        if (!(bound instanceof Number n)) break;
+        keys[t] = topN.ascending() ? n.longValue() : -n.longValue() - 1; // -x - 1 never overflows: descending
+        known[t] = true;
+      }
+    }
+    Integer[] order = new Integer[tasks.size()];
+    for (int t = 0; t < order.length; t++) order[t] = t;
+    java.util.Arrays.sort(order, (a, b) -> known[a] != known[b] ? (known[a] ? 1 : -1)
+        : known[a] ? Long.compare(keys[a], keys[b]) : 0); // stable: ties keep file order
+    todo.clear();
+    for (Integer t : order) todo.add(tasks.get(t));
+  }
+
   /** The predicate's columns stored in a file of schema {@code fileSchema} (not partition columns), in order. */
   private List<String> statsColumns(MessageType fileSchema) {
     Set<String> names = ScanPredicate.columns(predicate);
@@ -446,7 +502,27 @@ public final class ParquetScan implements AutoCloseable {
 
     List<VectorSchemaRoot> run() {
       if (!claimed.compareAndSet(false, true)) return List.of(); // the scan was closed before this started
+      if (prunedByTopN()) return List.of(); // the bound tightened while the task waited for a thread
       return readPlannedVersion();
+    }
+
+    /**
+     * Whether the top-N's bound, as it is now, rules this row group out by its footer statistics (counted and
+     * reported as pruned at {@link PruningLevel#TOP_N} if so). Asked when the task is submitted and when it starts.
+     */
+    boolean prunedByTopN() {
+      ScanPredicate bound = topN == null || !usePageIndex ? null : topN.bound();
+      if (bound == null) return false;
+      ParquetFilterConverter.Result r = convert(bound, table, file, footer);
+      boolean pruned = r instanceof ParquetFilterConverter.Never
+          || r instanceof ParquetFilterConverter.Pred p && new RowGroupPruner(p).prunedByStatistics(footer.getBlocks().get(index));
+      if (!pruned) return false;
+      metrics.rowGroup();
+      metrics.pruned(PruningLevel.TOP_N);
+      if (metrics.recordsRowGroups()) {
+        metrics.report(report(ordinal, file, footer, index, statsColumns, PruningLevel.TOP_N, 0, 0, 0, 0));
+      }
+      return true;
     }
 
     /**

@@ -339,7 +339,36 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     }
     String description = "SortExec: " + p.keys().stream().map(Object::toString)
         .collect(java.util.stream.Collectors.joining(", ")) + (p.fetch() >= 0 ? " fetch=" + p.fetch() : "");
-    return new SortExec(input, keys, p.fetch(), description, allocator, batchRows);
+    SortExec sort = new SortExec(input, keys, p.fetch(), description, allocator, batchRows);
+    topNFilter(p, sort);
+    return sort;
+  }
+
+  /** The largest fetch whose bound is sent to the scan: beyond it the heap fills late and the bound is loose. */
+  static final long TOP_N_FILTER_MAX = 100_000;
+
+  /**
+   * Gives an {@code ORDER BY k … LIMIT n} whose first key {@code k} reaches it unchanged from a scan column (see
+   * {@link #traceToScan}) a {@link dev.quiver.scan.read.TopNFilter} shared with that scan: the scan reads its row
+   * groups best first and, with pruning on, skips those that cannot beat the top-N's n-th row. Only for column types
+   * whose statistics order values as SQL does (integers, dates, timestamps, decimals).
+   */
+  private void topNFilter(LogicalPlan.Sort p, SortExec sort) {
+    if (p.fetch() <= 0 || p.fetch() > TOP_N_FILTER_MAX || p.keys().isEmpty()) return;
+    LogicalPlan.SortKey first = p.keys().get(0);
+    if (!(first.expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef c)) return;
+    org.apache.arrow.vector.types.pojo.ArrowType t = c.type();
+    boolean ordered = t instanceof org.apache.arrow.vector.types.pojo.ArrowType.Int i && (i.getIsSigned() || i.getBitWidth() < 64)
+        || t instanceof org.apache.arrow.vector.types.pojo.ArrowType.Date
+        || t instanceof org.apache.arrow.vector.types.pojo.ArrowType.Timestamp
+        || t instanceof org.apache.arrow.vector.types.pojo.ArrowType.Decimal;
+    if (!ordered) return;
+    Object[] target = traceToScan(p.input(), c.name());
+    ScanExec scanOp = target == null ? null : scans.get((LogicalPlan.TableScan) target[0]);
+    if (scanOp == null) return;
+    dev.quiver.scan.read.TopNFilter filter = new dev.quiver.scan.read.TopNFilter((String) target[1], t,
+        first.ascending(), first.nullsFirst());
+    if (scanOp.topN(filter)) sort.topNFilter(filter);
   }
 
   @Override

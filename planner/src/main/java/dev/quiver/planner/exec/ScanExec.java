@@ -62,7 +62,8 @@ public final class ScanExec extends Operator {
         + " residual=" + (plan.residual() == null ? "none" : plan.residual())
         + (plan.exact().isEmpty() ? "" : " exact=" + plan.exact())
         + (pipeline == null ? "" : " pipeline=" + pipeline.describe())
-        + (metrics.runtimeFilter() == null ? "" : " runtime_filter=[" + metrics.runtimeFilter() + "]");
+        + (metrics.runtimeFilter() == null ? "" : " runtime_filter=[" + metrics.runtimeFilter() + "]")
+        + (metrics.topNFilter() == null ? "" : " top_n_filter=[" + metrics.topNFilter() + "]");
   }
 
   private boolean started;
@@ -83,6 +84,15 @@ public final class ScanExec extends Operator {
     if (started || !pruning) return;
     scan.runtimeFilter(filter);
     metrics.runtimeFilter(shown);
+  }
+
+  /**
+   * A top-N's bound on this scan's column (see {@link SortExec}), if the scan has not started: returns whether the
+   * source takes it. With pruning on, EXPLAIN ANALYZE shows it as {@code top_n_filter=[…]} (its last bound) with
+   * {@code row_groups_pruned_top_n}.
+   */
+  boolean topN(dev.quiver.scan.read.TopNFilter filter) {
+    return !started && scan.topN(filter);
   }
 
   @Override

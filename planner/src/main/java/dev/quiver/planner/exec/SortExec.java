@@ -1,5 +1,6 @@
 package dev.quiver.planner.exec;
 
+import dev.quiver.planner.kernel.BatchValues;
 import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.kernel.PhysicalExpr;
@@ -30,6 +31,8 @@ public final class SortExec extends Operator {
   private final MemoryReservation memory;
   private long[] order;
   private int emitted;
+  /** The scan's top-N filter this sort tightens (null: none), see {@link #topNFilter}. */
+  private dev.quiver.scan.read.TopNFilter topNFilter;
 
   /** One sort key: its compiled expression, the family its values compare by, and its direction. */
   record Key(PhysicalExpr expr, Kernels.Family family, boolean ascending, boolean nullsFirst) {}
@@ -87,6 +90,42 @@ public final class SortExec extends Operator {
     return Long.compare(a, b); // stable
   }
 
+  /**
+   * With a fetch: after each batch that leaves the heap full, {@code filter} gets the first sort key of the heap's
+   * worst row, so that the scan below skips row groups none of whose rows could still enter (its legality argument
+   * is {@link dev.quiver.scan.read.TopNFilter}'s). The filter's column must be this sort's first key's, traced to
+   * the scan through operators that keep its values.
+   */
+  void topNFilter(dev.quiver.scan.read.TopNFilter filter) {
+    this.topNFilter = filter;
+  }
+
+  /**
+   * Whether row {@code i} of a batch (first key {@code x}) sorts strictly after {@code worst}'s first key, read
+   * without boxing for LONG and DOUBLE keys (false when unsure: the heap's comparison then decides). Such a row
+   * cannot enter a full heap.
+   */
+  private boolean worseThan(ColumnValues x, long[] xl, int i, long worst) {
+    Key k = keys.get(0);
+    List<ColumnValues> kw = keyValues.get(Rows.batch(worst));
+    ColumnValues w = kw.get(0);
+    int wr = Rows.row(worst);
+    boolean xn = x.isNull(i);
+    boolean wn = w.isNull(wr);
+    if (xn || wn) return xn && !wn && !k.nullsFirst() || !xn && wn && k.nullsFirst();
+    if (xl != null) {
+      long a = xl[i];
+      long b = w.getLong(wr);
+      return k.ascending() ? a > b : a < b;
+    }
+    if (k.family() == Kernels.Family.DOUBLE) {
+      double a = x.getDouble(i);
+      double b = w.getDouble(wr);
+      return k.ascending() ? a > b : a < b; // false for NaN either side: the heap decides
+    }
+    return false;
+  }
+
   private void consume() {
     boolean topN = fetch >= 0 && fetch < Integer.MAX_VALUE / 2;
     Comparator<Long> cmp = (a, b) -> compare(a, b);
@@ -107,8 +146,13 @@ public final class SortExec extends Operator {
         continue;
       }
       if (live.length <= b) live = java.util.Arrays.copyOf(live, live.length * 2);
+      Key first = keys.get(0);
+      ColumnValues x = kv.get(0);
+      long[] xl = first.family() == Kernels.Family.LONG && x.vector() != null ? BatchValues.longs(x, n) : null;
+      boolean typed = xl != null || first.family() == Kernels.Family.DOUBLE;
       for (int i = 0; i < n; i++) {
         long r = Rows.ref(b, i);
+        if (typed && fetch > 0 && heap.size() >= fetch && worseThan(x, xl, i, heap.peek())) continue;
         if (heap.size() < fetch) {
           heap.add(r);
           live[b]++;
@@ -118,6 +162,10 @@ public final class SortExec extends Operator {
           heap.add(r);
           live[b]++;
         }
+      }
+      if (topNFilter != null && fetch > 0 && heap.size() >= fetch) {
+        long worst = heap.peek();
+        topNFilter.tighten(keyValues.get(Rows.batch(worst)).get(0).getObject(Rows.row(worst)));
       }
       for (int old = 0; old <= b; old++) {
         if (live[old] == 0 && batches.get(old) != null) release(old);

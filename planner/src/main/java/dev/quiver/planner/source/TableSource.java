@@ -78,6 +78,15 @@ public interface TableSource {
     default void runtimeFilter(dev.quiver.scan.predicate.ScanPredicate filter) {
     }
 
+    /**
+     * A top-N's bound on one of the source's columns, tightened while the scan runs, given before the first {@link
+     * #next()}: the source may read best first and skip what cannot satisfy the bound when its turn comes (pruning
+     * only). Returns whether the source takes it. Default: ignored.
+     */
+    default boolean topN(dev.quiver.scan.read.TopNFilter filter) {
+      return false;
+    }
+
     @Override
     void close();
   }
