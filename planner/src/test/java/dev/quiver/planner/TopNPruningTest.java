@@ -115,6 +115,10 @@ class TopNPruningTest {
     // ties on r: the rows kept are the first in the scan's order, the same with and without pruning
     String plan = explain("SELECT r, v FROM sorted ORDER BY r LIMIT 25", ON);
     assertThat(TestTables.metric(plan, "row_groups_pruned_top_n")).as(plan).isLessThan(16);
+    // the rows of the row groups read that cannot beat the bound are dropped before their other columns are decoded
+    assertThat(TestTables.metric(plan, "rows_filtered_late")).as(plan).isPositive();
+    assertThat(TestTables.metric(TestTables.explain(engine, "SELECT r, v FROM sorted ORDER BY r LIMIT 25", OFF),
+        "rows_filtered_late")).isZero();
     // a selective filter below the top-N: still correct, still pruned
     String filtered = explain("SELECT k, v FROM sorted WHERE v % 2 = 0 ORDER BY k DESC LIMIT 10", ON);
     assertThat(TestTables.metric(filtered, "row_groups_pruned_top_n")).as(filtered).isEqualTo(15);

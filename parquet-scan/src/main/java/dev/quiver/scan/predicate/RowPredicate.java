@@ -27,4 +27,34 @@ public interface RowPredicate {
    * are kept. {@code allocator} is for intermediate results, which must be released before returning.
    */
   int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep);
+
+  /** Both: the columns of {@code a}, then those of {@code b} not among them; a row kept when both keep it. */
+  static RowPredicate and(RowPredicate a, RowPredicate b) {
+    List<String> columns = new java.util.ArrayList<>(a.columns());
+    for (String c : b.columns()) if (!columns.contains(c)) columns.add(c);
+    List<String> all = List.copyOf(columns);
+    return new RowPredicate() {
+      @Override public List<String> columns() {
+        return all;
+      }
+
+      @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
+        int n = batch.getRowCount();
+        int count = a.select(part(batch, a.columns(), all), allocator, keep);
+        if (count == 0) return 0;
+        boolean[] second = new boolean[n];
+        b.select(part(batch, b.columns(), all), allocator, second);
+        count = 0;
+        for (int i = 0; i < n; i++) if (keep[i] &= second[i]) count++;
+        return count;
+      }
+    };
+  }
+
+  /** The vectors of {@code batch} (columns {@code all}) that are {@code columns}, in that order. */
+  private static VectorSchemaRoot part(VectorSchemaRoot batch, List<String> columns, List<String> all) {
+    List<org.apache.arrow.vector.FieldVector> vectors = new java.util.ArrayList<>(columns.size());
+    for (String c : columns) vectors.add(batch.getFieldVectors().get(all.indexOf(c)));
+    return new VectorSchemaRoot(vectors);
+  }
 }

@@ -75,7 +75,7 @@ public final class ParquetScan implements AutoCloseable {
   /** The columns read: the output columns, then the row predicate's columns that are not output. */
   private final List<Field> readFields;
   /** For each of the row predicate's columns, its index in {@link #readFields}. */
-  private final int[] predicateIndex;
+  private int[] predicateIndex;
   private final ScanPredicate predicate;
   /** A join's runtime filter ({@link #withRuntimeFilter}), or null. */
   private ScanPredicate runtime;
@@ -90,7 +90,7 @@ public final class ParquetScan implements AutoCloseable {
   private final int batchRows;
   private final boolean usePageIndex;
   private final int parallelism;
-  private final RowPredicate rowPredicate;
+  private RowPredicate rowPredicate;
   private final ScanOptions options;
   private final Catalog catalog;
   /** Run by each row-group task on the batches it reads (null: none). */
@@ -146,21 +146,7 @@ public final class ParquetScan implements AutoCloseable {
     this.fields = new ArrayList<>();
     for (String c : columns) fields.add(field(table, c));
     this.readFields = new ArrayList<>(fields);
-    this.rowPredicate = rowPredicate;
-    if (rowPredicate != null) {
-      List<String> cols = rowPredicate.columns();
-      predicateIndex = new int[cols.size()];
-      for (int i = 0; i < cols.size(); i++) {
-        int at = columns.indexOf(cols.get(i));
-        if (at < 0) {
-          at = readFields.size();
-          readFields.add(field(table, cols.get(i)));
-        }
-        predicateIndex[i] = at;
-      }
-    } else {
-      predicateIndex = new int[0];
-    }
+    rowPredicate(rowPredicate);
     this.predicate = predicate;
     this.allocator = allocator;
     this.metrics = metrics;
@@ -170,6 +156,26 @@ public final class ParquetScan implements AutoCloseable {
     this.batchRows = batchRows;
     this.options = options;
     this.parallelism = options.threads();
+  }
+
+  /** Sets the row predicate (null: none), reading its columns that are not output after the output columns. */
+  private void rowPredicate(RowPredicate p) {
+    this.rowPredicate = p;
+    if (p == null) {
+      predicateIndex = new int[0];
+      return;
+    }
+    List<String> cols = p.columns();
+    predicateIndex = new int[cols.size()];
+    for (int i = 0; i < cols.size(); i++) {
+      int at = -1;
+      for (int f = 0; f < readFields.size(); f++) if (readFields.get(f).getName().equals(cols.get(i))) at = f;
+      if (at < 0) {
+        at = readFields.size();
+        readFields.add(field(table, cols.get(i)));
+      }
+      predicateIndex[i] = at;
+    }
   }
 
   private static Field field(ParquetTable table, String column) {
@@ -210,13 +216,19 @@ public final class ParquetScan implements AutoCloseable {
    * Reads the row groups best first for {@code filter}'s top-N (by the minimum, or the maximum when descending, of
    * its column in the footer statistics; row groups without them first), and, with pruning on, the first one alone,
    * then skips every row group whose statistics prove that none of its rows satisfies the filter's bound as it is
-   * when the row group's turn comes (counted at {@link PruningLevel#TOP_N}). The order is the same with pruning off,
+   * when the row group's turn comes (counted at {@link PruningLevel#TOP_N}), and drops the rows of those it reads
+   * that do not satisfy it before decoding their other columns ({@link TopNFilter#rows()}). The order is the same with pruning off,
    * so that both give the same answer among rows that tie. Set before the first {@link #next()}.
    */
   public ParquetScan withTopN(TopNFilter filter) {
     if (todo == null) {
       this.topN = filter;
-      if (usePageIndex) metrics.topNFilter(filter);
+      if (usePageIndex) {
+        metrics.topNFilter(filter);
+        // rows the bound excludes are dropped after decoding its column alone (late materialization)
+        RowPredicate rows = filter.rows();
+        if (rows != null) rowPredicate(rowPredicate == null ? rows : RowPredicate.and(rowPredicate, rows));
+      }
     }
     return this;
   }

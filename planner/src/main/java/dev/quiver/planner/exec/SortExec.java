@@ -100,28 +100,33 @@ public final class SortExec extends Operator {
     this.topNFilter = filter;
   }
 
+  /** The heap's worst row whose first key is cached below (-1: none). */
+  private long cachedWorst = -1;
+  private boolean worstNull;
+  private long worstLong;
+  private double worstDouble;
+
   /**
-   * Whether row {@code i} of a batch (first key {@code x}) sorts strictly after {@code worst}'s first key, read
-   * without boxing for LONG and DOUBLE keys (false when unsure: the heap's comparison then decides). Such a row
-   * cannot enter a full heap.
+   * Whether row {@code i} of a batch (first key {@code x}, its LONG values {@code xl} or null) sorts strictly after
+   * the first key of row {@code worst}, read without boxing for LONG and DOUBLE keys (false when unsure: the heap's
+   * comparison then decides). Such a row cannot enter a full heap.
    */
   private boolean worseThan(ColumnValues x, long[] xl, int i, long worst) {
     Key k = keys.get(0);
-    List<ColumnValues> kw = keyValues.get(Rows.batch(worst));
-    ColumnValues w = kw.get(0);
-    int wr = Rows.row(worst);
-    boolean xn = x.isNull(i);
-    boolean wn = w.isNull(wr);
-    if (xn || wn) return xn && !wn && !k.nullsFirst() || !xn && wn && k.nullsFirst();
-    if (xl != null) {
-      long a = xl[i];
-      long b = w.getLong(wr);
-      return k.ascending() ? a > b : a < b;
+    if (worst != cachedWorst) {
+      ColumnValues w = keyValues.get(Rows.batch(worst)).get(0);
+      int wr = Rows.row(worst);
+      worstNull = w.isNull(wr);
+      if (!worstNull && k.family() == Kernels.Family.LONG) worstLong = w.getLong(wr);
+      if (!worstNull && k.family() == Kernels.Family.DOUBLE) worstDouble = w.getDouble(wr);
+      cachedWorst = worst;
     }
+    boolean xn = x.isNull(i);
+    if (xn || worstNull) return xn && !worstNull && !k.nullsFirst() || !xn && worstNull && k.nullsFirst();
+    if (xl != null) return k.ascending() ? xl[i] > worstLong : xl[i] < worstLong;
     if (k.family() == Kernels.Family.DOUBLE) {
       double a = x.getDouble(i);
-      double b = w.getDouble(wr);
-      return k.ascending() ? a > b : a < b; // false for NaN either side: the heap decides
+      return k.ascending() ? a > worstDouble : a < worstDouble; // false for NaN either side: the heap decides
     }
     return false;
   }
