@@ -49,6 +49,9 @@ public final class Functions {
   private static final Map<String, Def> DEFS = Map.ofEntries(
       def("abs", 1, 1, a -> numeric(a.get(0), "abs"), (v, t, r, c) -> abs(v[0])),
       def("round", 1, 2, a -> numeric(a.get(0), "round"), (v, t, r, c) -> round(v, t)),
+      // x^y in DOUBLE (Math.pow: pow(0, -1) is Infinity, a negative base to a fractional power NaN, as in DuckDB)
+      def("pow", 2, 2, a -> { numeric(a.get(0), "pow"); numeric(a.get(1), "pow"); return SqlTypes.DOUBLE; },
+          (v, t, r, c) -> Math.pow(((Number) v[0]).doubleValue(), ((Number) v[1]).doubleValue())),
       def("lower", 1, 1, a -> string(a.get(0), "lower"), (v, t, r, c) -> ((String) v[0]).toLowerCase(Locale.ROOT)),
       def("upper", 1, 1, a -> string(a.get(0), "upper"), (v, t, r, c) -> ((String) v[0]).toUpperCase(Locale.ROOT)),
       def("length", 1, 1, a -> { string(a.get(0), "length"); return SqlTypes.BIGINT; },

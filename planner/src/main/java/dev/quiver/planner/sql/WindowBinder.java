@@ -137,6 +137,9 @@ final class WindowBinder {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name
           + " is not a window function or an aggregate, so it cannot have OVER" + at(a.getName()));
     }
+    if (agg != null && !agg.inWindows()) {
+      throw QuiverException.unsupported(name + " as a window function (OVER)", at(a.getName()));
+    }
     if (agg != null) func = WindowFunc.AGGREGATE;
     if (a.isDistinct() && func != WindowFunc.AGGREGATE) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "DISTINCT is only allowed in an aggregate: " + SqlPositions.snippet(a));
