@@ -94,7 +94,7 @@ final class WindowBinder {
     exclude = null;
     String name = unmark(a.getName()).toLowerCase(Locale.ROOT);
     if (a.getType() != AnalyticType.OVER) {
-      throw QuiverException.unsupported(a.getType().toString().replace('_', ' ') + " on " + name + at(a.getName()));
+      throw QuiverException.unsupported(a.getType().toString().replace('_', ' ') + " on " + name, at(a.getName()));
     }
     if (binder.windowCalls == null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "window function " + name
