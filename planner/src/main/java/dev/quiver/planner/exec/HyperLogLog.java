@@ -116,9 +116,12 @@ final class HyperLogLog {
     }
   }
 
-  /** A 64-bit finalizer (SplitMix64's): every input bit affects every output bit. */
+  /**
+   * A 64-bit hash of a long: SplitMix64's output for the state {@code (x + c) * golden} — consecutive values are
+   * consecutive states of that generator, whose outputs pass the statistical tests of random numbers.
+   */
   static long mix(long x) {
-    long z = x + 0x9E3779B97F4A7C15L;
+    long z = (x + 0x632BE59BD9B4E019L) * 0x9E3779B97F4A7C15L;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);
