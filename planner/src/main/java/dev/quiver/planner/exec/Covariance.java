@@ -8,7 +8,9 @@ import dev.quiver.planner.plan.LogicalPlan.AggFunc;
  * regr_r2, regr_count, regr_avgx, regr_avgy, regr_sxx, regr_syy, regr_sxy — over the rows where both arguments
  * are non-NULL (the SQL standard's rule), both read as DOUBLE. The state is Welford's: the count, the means and
  * the co-moments {@code Sxx = Σ(x - x̄)²}, {@code Syy}, {@code Sxy = Σ(x - x̄)(y - ȳ)} updated a row at a time,
- * so that no large sum cancels (the answer depends on the rows' order only in its last bits). Over no rows:
+ * so that no large sum cancels, over the values shifted by the first pair (exact for values of one magnitude, so
+ * that data far from 0 — 1e9 plus small differences — keeps its digits); the answer depends on the rows' order
+ * only in its last bits. Over no rows:
  * regr_count 0, the others NULL. Where a variance is 0 the values are DuckDB's: corr and regr_slope NaN
  * (0/0), regr_intercept and regr_r2 NULL when regr_slope is undefined, regr_r2 1 when y is constant;
  * covar_samp needs two rows.
@@ -16,6 +18,10 @@ import dev.quiver.planner.plan.LogicalPlan.AggFunc;
 final class Covariance extends Accumulator {
   private final AggFunc func;
   private long n;
+  /** The shift: the first pair. */
+  private double kx;
+  private double ky;
+  /** The means of the shifted values. */
   private double meanX;
   private double meanY;
   private double sxx;
@@ -35,6 +41,12 @@ final class Covariance extends Accumulator {
 
   /** Adds the pair (y, x). */
   void add(double y, double x) {
+    if (n == 0) {
+      kx = x;
+      ky = y;
+    }
+    x -= kx;
+    y -= ky;
     n++;
     double dx = x - meanX;
     meanX += dx / n;
@@ -57,7 +69,7 @@ final class Covariance extends Accumulator {
       case REGR_SLOPE -> sxy / sxx;
       case REGR_INTERCEPT -> {
         double slope = sxy / sxx;
-        yield Double.isNaN(slope) ? null : meanY - slope * meanX;
+        yield Double.isNaN(slope) ? null : (ky + meanY) - slope * (kx + meanX);
       }
       case REGR_R2 -> {
         if (sxx == 0) yield null;
@@ -65,8 +77,8 @@ final class Covariance extends Accumulator {
         double r = corr();
         yield r * r;
       }
-      case REGR_AVGX -> meanX;
-      case REGR_AVGY -> meanY;
+      case REGR_AVGX -> kx + meanX;
+      case REGR_AVGY -> ky + meanY;
       case REGR_SXX -> sxx;
       case REGR_SYY -> syy;
       case REGR_SXY -> sxy;
