@@ -196,6 +196,27 @@ class AnalyticAggregatesTest {
     String split = String.join("\n", run(on, "EXPLAIN SELECT g % 10, count(*), min(i) FROM r GROUP BY g % 10").stream()
         .map(r -> r.get(0).toString()).toList());
     assertThat(split).contains("mode=partial"); // the same without them is split across the scan's tasks
+    String bools = String.join("\n", run(on, "EXPLAIN SELECT g % 10, bool_and(x > 0), bool_or(i > 0), every(s > 'v5') "
+        + "FROM r GROUP BY g % 10").stream().map(r -> r.get(0).toString()).toList());
+    assertThat(bools).contains("mode=partial"); // bool_and and bool_or merge by AND and OR
+  }
+
+  @Test
+  void theValuesAPercentileKeepsAreChargedToTheQuerysMemory() {
+    String sql = "SELECT median(x), percentile_disc(0.5) WITHIN GROUP (ORDER BY s), approx_count_distinct(i) FROM r";
+    List<List<Object>> expected = run(off, sql);
+    boolean refused = false;
+    for (long limit : new long[] {16 << 10, 64 << 10, 256 << 10, 4 << 20}) {
+      try (BufferAllocator allocator = new RootAllocator(limit)) { // closing it fails on a leak
+        assertThat(TestTables.run(on, allocator, sql)).isEqualTo(expected);
+      } catch (dev.quiver.common.QuiverException e) {
+        assertThat(e.code()).isEqualTo(dev.quiver.common.ErrorCode.RESOURCE_EXHAUSTED);
+        refused |= e.getMessage().startsWith("the hash aggregation needs more memory");
+      } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+        // an Arrow allocation refused outright: also an answer, as long as nothing leaked
+      }
+    }
+    assertThat(refused).as("a small limit refuses the values the percentiles keep").isTrue();
   }
 
   @Test
