@@ -96,6 +96,7 @@ final class Percentile extends Accumulator {
     if (!sorted) {
       if (longs != null) Arrays.sort(longs, 0, n);
       else if (doubles != null) Arrays.sort(doubles, 0, n); // NaN last, as NaN sorts above every number in SQL
+      else if (family == Kernels.Family.BYTES && objects.get(0) instanceof String) objects.sort((a, b) -> utf8Order((String) a, (String) b));
       else objects.sort((a, b) -> Kernels.compareObjects(family, a, b));
       sorted = true;
     }
@@ -108,6 +109,25 @@ final class Percentile extends Accumulator {
       return low + (number((int) hi) - low) * (rn - lo);
     }
     return value(index(n, quantile.fraction()));
+  }
+
+  /**
+   * Strings in the order of their UTF-8 bytes (SQL's order here, as {@code Kernels.compareObjects} has it) without
+   * encoding them: code point order. UTF-16 order differs only where a surrogate (half of a code point above
+   * U+FFFF) meets a character from U+E000 to U+FFFF, which is below it in code point order.
+   */
+  static int utf8Order(String a, String b) {
+    int n = Math.min(a.length(), b.length());
+    for (int i = 0; i < n; i++) {
+      char x = a.charAt(i);
+      char y = b.charAt(i);
+      if (x != y) {
+        boolean sx = Character.isSurrogate(x);
+        boolean sy = Character.isSurrogate(y);
+        return sx == sy ? Character.compare(x, y) : sx ? 1 : -1;
+      }
+    }
+    return Integer.compare(a.length(), b.length());
   }
 
   /** The position (0-based, in the call's order) of percentile_disc(f) among {@code n} values. */
