@@ -118,6 +118,13 @@ class ParallelPipelinesTest {
       // not split: floating-point sums, DISTINCT aggregates (their inputs still fused)
       "SELECT l_linestatus, sum(f), avg(f), count(DISTINCT l_orderkey) FROM li GROUP BY l_linestatus",
       "SELECT sum(f) FROM li WHERE l_quantity > 20",
+      // bool_and / bool_or split (merged by AND / OR); the analytic aggregates single-phase beside them
+      "SELECT l_returnflag, bool_and(l_quantity > 1), bool_or(l_tax > 0.07), bool_and(l_tax < 0.08) FROM li "
+          + "GROUP BY l_returnflag",
+      "SELECT bool_or(l_quantity > 49), every(l_discount >= 0) FROM li WHERE l_shipdate < DATE '1991-01-01'",
+      "SELECT l_linestatus, median(l_quantity), percentile_disc(0.3) WITHIN GROUP (ORDER BY l_shipdate), "
+          + "corr(l_quantity, l_tax), arg_max(l_orderkey, l_extendedprice), approx_count_distinct(l_orderkey), "
+          + "bool_and(l_quantity > 1) FROM li GROUP BY l_linestatus",
       // edge values: NULL, NaN and -0.0 keys
       "SELECT i32, count(*), count(s), sum(i64), sum(dec), avg(dec), avg(i32), min(s), max(f64), min(d), max(b) "
           + "FROM t GROUP BY i32",

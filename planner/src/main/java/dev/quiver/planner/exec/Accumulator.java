@@ -57,11 +57,11 @@ abstract class Accumulator {
 
   /** A new accumulator; {@code memory} is charged for what a DISTINCT aggregate remembers. */
   static Accumulator create(AggregateCall call, MemoryReservation memory) {
-    Accumulator a = base(call);
+    Accumulator a = base(call, memory);
     return call.distinct() ? new Distinct(a, memory) : a;
   }
 
-  private static Accumulator base(AggregateCall call) {
+  private static Accumulator base(AggregateCall call, MemoryReservation memory) {
     if (call.arg() == null) return new CountStar();
     Kernels.Family family = Kernels.family(call.arg().type());
     return switch (call.func()) {
@@ -73,6 +73,11 @@ abstract class Accumulator {
       case BOOL_AND, BOOL_OR -> new BoolAgg(call.func() == AggFunc.BOOL_AND);
       case STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP -> new Variance(call.func(), family);
       case STRING_AGG -> call.orderBy().isEmpty() ? new StringAgg(call.separator()) : new OrderedStringAgg(call);
+      case MEDIAN, PERCENTILE_CONT, PERCENTILE_DISC -> new Percentile(call, memory);
+      case APPROX_COUNT_DISTINCT -> new HyperLogLog.Count(family, memory);
+      case ARG_MIN, ARG_MAX -> new ArgMinMax(Kernels.family(call.arg2().type()), call.func() == AggFunc.ARG_MIN);
+      case CORR, COVAR_POP, COVAR_SAMP, REGR_SLOPE, REGR_INTERCEPT, REGR_R2, REGR_COUNT, REGR_AVGX, REGR_AVGY, REGR_SXX,
+          REGR_SYY, REGR_SXY -> new Covariance(call.func());
     };
   }
 

@@ -25,8 +25,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * merges the states of all tasks. Only aggregates whose results (values and errors) do not depend on the order of
  * the rows are split: count, sum of decimals, avg of integers and decimals (the state is the unscaled running sum,
  * what spilled past a long as text, and the count; overflow is checked on the final total, as before), min and
- * max. DISTINCT aggregates, floating-point sums (rounding depends on the order of the additions) and sums of
- * integers (exact, but slower split: see {@link #kind}) keep the single-phase plan. Groups come out in order of their first row, per task and so overall,
+ * max, bool_and and bool_or. DISTINCT aggregates, floating-point sums (rounding depends on the order of the
+ * additions), sums of integers (exact, but slower split: see {@link #kind}) and the analytic aggregates (percentiles
+ * keep every value; corr/covar/regr_* are floating-point sums; arg_min/arg_max answer ties in input order;
+ * approx_count_distinct's sketch could merge, but has no state column yet) keep the single-phase plan. Groups come out in order of their first row, per task and so overall,
  * as a single-phase aggregation numbers them.
  */
 final class PartialAggregate {
@@ -36,7 +38,7 @@ final class PartialAggregate {
     COUNT,
     /** sum of decimals, avg of decimals and integers: unscaled BIGINT, spilled part as text (or NULL), BIGINT count. */
     DECIMAL,
-    /** min, max: the value (NULL when none); merged by min / max. */
+    /** min, max, bool_and, bool_or: the value (NULL when none); merged by min / max / AND / OR. */
     MIN_MAX
   }
 
@@ -52,7 +54,7 @@ final class PartialAggregate {
       // exact total must fit), but split it measured 10-14% slower on TPC-H SF 1 (bench/results/aggregation.md)
       case SUM -> family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
       case AVG -> family == Kernels.Family.LONG || family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
-      case MIN, MAX -> Kind.MIN_MAX;
+      case MIN, MAX, BOOL_AND, BOOL_OR -> Kind.MIN_MAX;
       default -> null;
     };
   }

@@ -278,8 +278,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     java.util.List<dev.quiver.planner.kernel.PhysicalExpr> args = new java.util.ArrayList<>();
     java.util.List<Accumulator.Factory> accumulators = new java.util.ArrayList<>();
     for (LogicalPlan.AggregateCall c : p.aggregates()) {
-      if (!c.orderBy().isEmpty()) {
-        // the value and its sort keys, read together by the accumulator
+      if (!c.orderBy().isEmpty() || c.arg2() != null) {
+        // the value and its sort keys (or the second argument), read together by the accumulator
         java.util.List<dev.quiver.planner.kernel.PhysicalExpr> parts = new java.util.ArrayList<>();
         for (dev.quiver.planner.expr.Expr e : c.exprs()) parts.add(ExprCompiler.compile(e, input.schema(), ctx));
         args.add(TupleValues.of(parts));

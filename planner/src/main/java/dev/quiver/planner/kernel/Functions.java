@@ -49,6 +49,8 @@ public final class Functions {
   private static final Map<String, Def> DEFS = Map.ofEntries(
       def("abs", 1, 1, a -> numeric(a.get(0), "abs"), (v, t, r, c) -> abs(v[0])),
       def("round", 1, 2, a -> numeric(a.get(0), "round"), (v, t, r, c) -> round(v, t)),
+      def("pow", 2, 2, a -> { numeric(a.get(0), "pow"); numeric(a.get(1), "pow"); return SqlTypes.DOUBLE; },
+          (v, t, r, c) -> pow(((Number) v[0]).doubleValue(), ((Number) v[1]).doubleValue())),
       def("lower", 1, 1, a -> string(a.get(0), "lower"), (v, t, r, c) -> ((String) v[0]).toLowerCase(Locale.ROOT)),
       def("upper", 1, 1, a -> string(a.get(0), "upper"), (v, t, r, c) -> ((String) v[0]).toUpperCase(Locale.ROOT)),
       def("length", 1, 1, a -> { string(a.get(0), "length"); return SqlTypes.BIGINT; },
@@ -172,6 +174,15 @@ public final class Functions {
 
   private static QuiverException invalid(String f, ArrowType t) {
     return new QuiverException(ErrorCode.INVALID_QUERY, "function " + f + " is not defined for " + SqlTypes.sqlName(t));
+  }
+
+  /**
+   * x^y in DOUBLE, as C's pow (and so DuckDB's): Java's Math.pow but for pow(1, y) = 1 for every y (NaN too) and
+   * pow(-1, ±Infinity) = 1, where Java answers NaN; pow(0, -1) is Infinity, a negative base to a fractional power NaN.
+   */
+  static double pow(double x, double y) {
+    if (x == 1.0 || x == -1.0 && Double.isInfinite(y)) return 1.0;
+    return Math.pow(x, y);
   }
 
   /** 1-based position of {@code needle} in {@code s} in characters, 0 when absent. */

@@ -55,8 +55,9 @@ public abstract class ExpressionRule implements Rule {
       List<AggregateCall> out = new ArrayList<>();
       for (AggregateCall call : a.aggregates()) {
         Expr arg = call.arg() == null ? null : rewrite(call.arg(), context);
-        any |= arg != null && !arg.equals(call.arg());
-        out.add(call.withArg(arg));
+        Expr arg2 = call.arg2() == null ? null : rewrite(call.arg2(), context);
+        any |= arg != null && !arg.equals(call.arg()) || arg2 != null && !arg2.equals(call.arg2());
+        out.add(call.withArgs(arg, arg2));
       }
       return any ? new LogicalPlan.Aggregate(a.input(), groups, out) : plan;
     }

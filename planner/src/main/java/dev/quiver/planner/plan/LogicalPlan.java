@@ -132,20 +132,59 @@ public sealed interface LogicalPlan {
   }
 
   enum AggFunc {
-    COUNT, SUM, MIN, MAX, AVG, BOOL_AND, BOOL_OR, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP, STRING_AGG;
+    COUNT, SUM, MIN, MAX, AVG, BOOL_AND, BOOL_OR, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP, STRING_AGG,
+    /** percentile_cont(0.5): DOUBLE. */
+    MEDIAN,
+    /** The interpolated percentile of the call's {@link Quantile}: DOUBLE. */
+    PERCENTILE_CONT,
+    /** The first value whose cumulative distribution reaches the call's {@link Quantile}: the argument's type. */
+    PERCENTILE_DISC,
+    /** A HyperLogLog estimate of the distinct non-NULL values (exact up to a few hundred): BIGINT, 0 over none. */
+    APPROX_COUNT_DISTINCT,
+    /** {@code arg_min(arg, val)}, {@code arg_max(arg, val)}: arg at the least / greatest val, rows with a NULL skipped. */
+    ARG_MIN, ARG_MAX,
+    /** Two-argument statistics {@code f(y, x)} over the rows where both are non-NULL: DOUBLE (regr_count BIGINT). */
+    CORR, COVAR_POP, COVAR_SAMP, REGR_SLOPE, REGR_INTERCEPT, REGR_R2, REGR_COUNT, REGR_AVGX, REGR_AVGY, REGR_SXX,
+    REGR_SYY, REGR_SXY;
 
     public String sqlName() { return name().toLowerCase(java.util.Locale.ROOT); }
+
+    /** Whether it reads two values a row ({@link AggregateCall#arg2()}). */
+    public boolean twoArguments() { return compareTo(ARG_MIN) >= 0; }
+
+    /** Whether its value over no rows is 0 and it is never NULL (count, regr_count, approx_count_distinct). */
+    public boolean countsRows() { return this == COUNT || this == REGR_COUNT || this == APPROX_COUNT_DISTINCT; }
+
+    /** Whether it can be a window function ({@code OVER}); the ones after string_agg cannot (yet). */
+    public boolean inWindows() { return compareTo(STRING_AGG) <= 0; }
+  }
+
+  /**
+   * The fraction of a percentile: a {@code BigDecimal} when it was written as an exact number (the discrete
+   * percentile's position is then computed exactly), else a {@code Double}; {@code descending} for
+   * {@code WITHIN GROUP (ORDER BY x DESC)}.
+   */
+  record Quantile(Number fraction, boolean descending) {
+    @Override public String toString() {
+      return fraction instanceof java.math.BigDecimal b ? b.toPlainString() : fraction.toString();
+    }
   }
 
   /**
    * An aggregate: {@code arg} is null for {@code count(*)}; {@code distinct} aggregates distinct values. string_agg
    * joins its (VARCHAR) values with {@code separator} (null for other aggregates), in the order of {@code orderBy}
-   * (empty: the input's order).
+   * (empty: the input's order). A two-argument aggregate ({@link AggFunc#twoArguments()}) reads {@code arg} and
+   * {@code arg2} ({@code corr(y, x)}: y, x; {@code arg_min(arg, val)}: arg, val); a percentile has its
+   * {@code quantile} (null for the others).
    */
   record AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct, String separator,
-      List<SortKey> orderBy) {
+      List<SortKey> orderBy, Expr arg2, Quantile quantile) {
     public AggregateCall {
       orderBy = orderBy == null ? List.of() : List.copyOf(orderBy);
+    }
+    public AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct, String separator,
+        List<SortKey> orderBy) {
+      this(func, arg, type, name, distinct, separator, orderBy, null, null);
     }
     public AggregateCall(AggFunc func, Expr arg, ArrowType type, String name, boolean distinct) {
       this(func, arg, type, name, distinct, null, List.of());
@@ -153,20 +192,36 @@ public sealed interface LogicalPlan {
     public AggregateCall(AggFunc func, Expr arg, ArrowType type, String name) {
       this(func, arg, type, name, false);
     }
-    /** Every expression the call reads. */
+    /** Every expression the call reads: the argument(s), then the ORDER BY keys. */
     public List<Expr> exprs() {
       List<Expr> all = new ArrayList<>();
       if (arg != null) all.add(arg);
+      if (arg2 != null) all.add(arg2);
       for (SortKey k : orderBy) all.add(k.expr());
       return all;
     }
     public Field field() {
-      boolean nullable = func != AggFunc.COUNT;
+      boolean nullable = !func.countsRows();
       return new Field(name, new FieldType(nullable, type, null), null);
     }
-    public AggregateCall withArg(Expr a) { return new AggregateCall(func, a, type, name, distinct, separator, orderBy); }
+    public AggregateCall withArg(Expr a) { return withArgs(a, arg2); }
+    public AggregateCall withArgs(Expr a, Expr b) {
+      return new AggregateCall(func, a, type, name, distinct, separator, orderBy, b, quantile);
+    }
+    /** The same call under another output name. */
+    public AggregateCall withName(String n) {
+      return new AggregateCall(func, arg, type, n, distinct, separator, orderBy, arg2, quantile);
+    }
     @Override public String toString() {
+      if (quantile != null && distinct) { // DuckDB's spelling: WITHIN GROUP has no DISTINCT
+        return func.sqlName().replace("percentile", "quantile") + "(DISTINCT " + arg + ", " + quantile + ")";
+      }
+      if (quantile != null) {
+        return func.sqlName() + "(" + quantile + ") WITHIN GROUP (ORDER BY " + arg + (quantile.descending() ? " DESC" : "")
+            + ")";
+      }
       return func.sqlName() + "(" + (distinct ? "DISTINCT " : "") + (arg == null ? "*" : arg.toString())
+          + (arg2 == null ? "" : ", " + arg2)
           + (separator == null ? "" : ", " + dev.quiver.common.Values.toSql(separator, new ArrowType.Utf8()))
           + (orderBy.isEmpty() ? "" : " ORDER BY " + orderBy.stream().map(Object::toString).collect(Collectors.joining(", ")))
           + ")";

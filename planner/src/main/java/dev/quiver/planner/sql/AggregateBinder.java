@@ -28,14 +28,10 @@ final class AggregateBinder {
 
   /** An aggregate call: collected into the statement's binder.aggregates once, replaced by a reference to its output. */
   Expr aggregate(Function f, String name, AggFunc agg) {
-    if (!binder.allowAggregates) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function " + name + " is not allowed here"
-          + SqlPositions.suffix(binder.sql, f.getName()));
-    }
-    if (binder.insideAggregate) {
-      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: " + SqlPositions.snippet(f));
-    }
+    allowed(f, name, f.getName());
     if (agg == AggFunc.STRING_AGG) return stringAgg(f, name);
+    if (agg == AggFunc.PERCENTILE_CONT || agg == AggFunc.PERCENTILE_DISC) return quantile(f, name, agg);
+    if (agg.twoArguments()) return twoArguments(f, name, agg);
     Expr arg = null;
     // JSqlParser's isAllColumns() is the ALL set quantifier (min(ALL x) is min(x)), not a star
     boolean star = f.getParameters() != null && f.getParameters().size() == 1
@@ -44,7 +40,8 @@ final class AggregateBinder {
       if (agg != AggFunc.COUNT) throw new QuiverException(ErrorCode.INVALID_QUERY, name + "(*) is not valid; only count(*) is");
     } else {
       if (f.getParameters() == null || f.getParameters().size() != 1) {
-        throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes exactly one argument: " + SqlPositions.snippet(f));
+        throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes exactly one argument: "
+            + SqlPositions.snippet(f) + SqlPositions.suffix(binder.sql, f.getName()));
       }
       binder.insideAggregate = true;
       try {
@@ -54,25 +51,157 @@ final class AggregateBinder {
       }
     }
     ArrowType type = aggregateType(agg, arg, f);
-    if (arg != null && agg != AggFunc.COUNT && SqlTypes.isNull(arg.type())) arg = Coercion.coerce(arg, type);
-    boolean distinct = f.isDistinct() && agg != AggFunc.MIN && agg != AggFunc.MAX;
+    if (arg != null && !agg.countsRows() && SqlTypes.isNull(arg.type())) arg = Coercion.coerce(arg, type);
+    if (agg == AggFunc.MEDIAN) arg = Coercion.coerce(arg, SqlTypes.DOUBLE); // interpolated in DOUBLE
+    // min, max and approx_count_distinct are the same over the distinct values
+    boolean distinct = f.isDistinct() && agg != AggFunc.MIN && agg != AggFunc.MAX && agg != AggFunc.APPROX_COUNT_DISTINCT;
     if (f.isDistinct() && star) throw new QuiverException(ErrorCode.INVALID_QUERY, "count(DISTINCT *) is not valid: " + SqlPositions.snippet(f));
     return collect(new AggregateCall(agg, arg, type, null, distinct));
   }
 
+  /** Fails an aggregate call where aggregates are not allowed, or inside another's argument. */
+  private void allowed(Object call, String name, String written) {
+    if (!binder.allowAggregates) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function " + name + " is not allowed here"
+          + SqlPositions.suffix(binder.sql, written));
+    }
+    if (binder.insideAggregate) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "aggregate function calls cannot be nested: "
+          + SqlPositions.snippet(call) + SqlPositions.suffix(binder.sql, written));
+    }
+  }
+
+  /** The arguments of {@code f} (no star), bound inside an aggregate; {@code count} of them, else an error. */
+  private List<Expr> arguments(Function f, String name, int count, String what) {
+    List<Expression> params = f.getParameters() == null ? List.of() : List.copyOf(f.getParameters());
+    if (params.size() != count || params.stream().anyMatch(p -> p instanceof net.sf.jsqlparser.statement.select.AllColumns)) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes " + what + ": "
+          + SqlPositions.snippet(f) + SqlPositions.suffix(binder.sql, f.getName()));
+    }
+    List<Expr> args = new ArrayList<>();
+    for (Expression p : params) args.add(bindArgument(p));
+    return args;
+  }
+
+  /**
+   * A two-argument aggregate: {@code corr(y, x)}, {@code covar_pop}, {@code covar_samp}, {@code regr_*(y, x)} over
+   * numbers (read as DOUBLE), and {@code arg_min(arg, val)} / {@code arg_max} (arg of any type, val of one that
+   * orders).
+   */
+  private Expr twoArguments(Function f, String name, AggFunc agg) {
+    List<Expr> args = arguments(f, name, 2, "exactly two arguments");
+    if (f.isDistinct()) {
+      throw QuiverException.unsupported(name + "(DISTINCT ...)", SqlPositions.suffix(binder.sql, f.getName()));
+    }
+    Expr first = args.get(0);
+    Expr second = args.get(1);
+    ArrowType type;
+    if (agg == AggFunc.ARG_MIN || agg == AggFunc.ARG_MAX) {
+      if (second.type() instanceof ArrowType.Binary) throw notDefined(name, second.type(), f);
+      if (SqlTypes.isNull(first.type())) first = Coercion.coerce(first, SqlTypes.BIGINT);
+      if (SqlTypes.isNull(second.type())) second = Coercion.coerce(second, SqlTypes.BIGINT);
+      type = first.type();
+    } else {
+      for (Expr a : args) {
+        if (!SqlTypes.isNumeric(a.type()) && !SqlTypes.isNull(a.type())) throw notDefined(name, a.type(), f);
+      }
+      first = Coercion.coerce(first, SqlTypes.DOUBLE);
+      second = Coercion.coerce(second, SqlTypes.DOUBLE);
+      type = agg == AggFunc.REGR_COUNT ? SqlTypes.BIGINT : SqlTypes.DOUBLE;
+    }
+    return collect(new AggregateCall(agg, first, type, null, false, null, List.of(), second, null));
+  }
+
+  /**
+   * {@code quantile_cont(x, f)} / {@code quantile_disc(x, f)} (DuckDB's spellings; also {@code quantile},
+   * {@code approx_quantile} and {@code approx_percentile}, computed exactly as quantile_disc):
+   * percentile_cont / percentile_disc of x at the constant fraction f.
+   */
+  private Expr quantile(Function f, String name, AggFunc agg) {
+    if (name.startsWith("percentile_")) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, name + " needs WITHIN GROUP (ORDER BY ...): " + SqlPositions.snippet(f)
+          + " (or quantile_" + name.substring("percentile_".length()) + "(x, fraction))" + SqlPositions.suffix(binder.sql, f.getName()));
+    }
+    List<Expression> params = f.getParameters() == null ? List.of() : List.copyOf(f.getParameters());
+    if (params.size() != 2) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " takes a value and a fraction: "
+          + SqlPositions.snippet(f) + SqlPositions.suffix(binder.sql, f.getName()));
+    }
+    LogicalPlan.Quantile q = fraction(params.get(1), false, name, f.getName());
+    return percentile(agg, bindArgument(params.get(0)), q, f.isDistinct(), name, f);
+  }
+
+  /** {@code percentile_cont(f) WITHIN GROUP (ORDER BY x [DESC])}, {@code percentile_disc(...)}. */
+  Expr withinGroup(net.sf.jsqlparser.expression.AnalyticExpression a) {
+    String name = a.getName().toLowerCase(Locale.ROOT);
+    allowed(a, name, a.getName());
+    AggFunc agg = aggregateFunction(name);
+    if (!name.equals("percentile_cont") && !name.equals("percentile_disc")) {
+      throw QuiverException.unsupported("WITHIN GROUP on " + name + " (only percentile_cont and percentile_disc take it)",
+          SqlPositions.suffix(binder.sql, a.getName()));
+    }
+    List<net.sf.jsqlparser.statement.select.OrderByElement> order = a.getOrderByElements();
+    if (a.getExpression() == null || a.getOffset() != null || order == null || order.size() != 1 || a.isDistinct()) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, name + " takes one fraction and WITHIN GROUP (ORDER BY one value): "
+          + SqlPositions.snippet(a) + SqlPositions.suffix(binder.sql, a.getName()));
+    }
+    LogicalPlan.Quantile q = fraction(a.getExpression(), !order.get(0).isAsc(), name, a.getName());
+    return percentile(agg, bindArgument(order.get(0).getExpression()), q, false, name, a);
+  }
+
+  /** {@code e} bound as an aggregate's argument. */
+  private Expr bindArgument(Expression e) {
+    binder.insideAggregate = true;
+    try {
+      return ExprBinder.settleParameters(binder.bind(e));
+    } finally {
+      binder.insideAggregate = false;
+    }
+  }
+
+  private Expr percentile(AggFunc agg, Expr arg, LogicalPlan.Quantile q, boolean distinct, String name, Object call) {
+    ArrowType type = aggregateType(agg, arg, call);
+    arg = Coercion.coerce(arg, agg == AggFunc.PERCENTILE_CONT ? SqlTypes.DOUBLE : type);
+    return collect(new AggregateCall(agg, arg, type, null, distinct, null, List.of(), null, q));
+  }
+
+  /**
+   * A percentile's fraction: a numeric constant from 0 to 1, kept exact when written as an exact number (0.25, 1)
+   * and as a DOUBLE otherwise (2.5e-1).
+   */
+  private LogicalPlan.Quantile fraction(Expression text, boolean descending, String name, String written) {
+    Expr e = ExprBinder.settleParameters(binder.bind(text));
+    Object v = null;
+    if (e instanceof Expr.Literal l) {
+      v = l.value();
+    } else if (e instanceof Expr.Cast c && c.input() instanceof Expr.Literal l && l.value() != null
+        && !Parameters.isMarker(l) && SqlTypes.isNumeric(l.type())) {
+      v = Casts.cast(l.value(), l.type(), c.type());
+    }
+    Number f = !SqlTypes.isNumeric(e.type()) ? null : v instanceof java.math.BigDecimal b ? b
+        : v instanceof Long x ? java.math.BigDecimal.valueOf(x) : v instanceof Double d ? d : null;
+    boolean inRange = f instanceof java.math.BigDecimal b ? b.signum() >= 0 && b.compareTo(java.math.BigDecimal.ONE) <= 0
+        : f != null && f.doubleValue() >= 0 && f.doubleValue() <= 1;
+    if (!inRange) {
+      throw new QuiverException(ErrorCode.INVALID_QUERY, "the fraction of " + name + " must be a constant from 0 to 1, not "
+          + SqlPositions.snippet(text) + SqlPositions.suffix(binder.sql, written));
+    }
+    return new LogicalPlan.Quantile(f, descending);
+  }
+
+  private QuiverException notDefined(String name, ArrowType t, Object call) {
+    return new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " is not defined for " + SqlTypes.sqlName(t)
+        + ": " + SqlPositions.snippet(call));
+  }
+
   /** {@code call} (unnamed) collected once: a reference to its output, shared with an equal call's. */
   private Expr collect(AggregateCall call) {
-    boolean nullable = call.func() != AggFunc.COUNT;
+    boolean nullable = !call.func().countsRows();
     for (AggregateCall existing : binder.aggregates) {
-      if (existing.func() == call.func() && java.util.Objects.equals(existing.arg(), call.arg())
-          && existing.distinct() == call.distinct() && java.util.Objects.equals(existing.separator(), call.separator())
-          && existing.orderBy().equals(call.orderBy())) {
-        return new Expr.ColumnRef(existing.name(), call.type(), nullable);
-      }
+      if (existing.withName(null).equals(call)) return new Expr.ColumnRef(existing.name(), call.type(), nullable);
     }
     String internal = binder.names != null ? binder.names.fresh("__agg") : "__agg" + binder.aggregates.size();
-    binder.aggregates.add(new AggregateCall(call.func(), call.arg(), call.type(), internal, call.distinct(),
-        call.separator(), call.orderBy()));
+    binder.aggregates.add(call.withName(internal));
     return new Expr.ColumnRef(internal, call.type(), nullable);
   }
 
@@ -175,16 +304,28 @@ final class AggregateBinder {
       case "stddev", "stddev_samp" -> AggFunc.STDDEV_SAMP; case "stddev_pop" -> AggFunc.STDDEV_POP;
       case "variance", "var_samp" -> AggFunc.VAR_SAMP; case "var_pop" -> AggFunc.VAR_POP;
       case "string_agg", "listagg" -> AggFunc.STRING_AGG;
+      case "median" -> AggFunc.MEDIAN;
+      case "percentile_cont", "quantile_cont" -> AggFunc.PERCENTILE_CONT;
+      // the approximate percentiles are computed exactly, as the discrete percentile (a value of the data)
+      case "percentile_disc", "quantile_disc", "quantile", "approx_quantile", "approx_percentile" -> AggFunc.PERCENTILE_DISC;
+      case "approx_count_distinct" -> AggFunc.APPROX_COUNT_DISTINCT;
+      case "arg_min", "argmin", "min_by" -> AggFunc.ARG_MIN;
+      case "arg_max", "argmax", "max_by" -> AggFunc.ARG_MAX;
+      case "corr" -> AggFunc.CORR; case "covar_pop" -> AggFunc.COVAR_POP; case "covar_samp" -> AggFunc.COVAR_SAMP;
+      case "regr_slope" -> AggFunc.REGR_SLOPE; case "regr_intercept" -> AggFunc.REGR_INTERCEPT;
+      case "regr_r2" -> AggFunc.REGR_R2; case "regr_count" -> AggFunc.REGR_COUNT;
+      case "regr_avgx" -> AggFunc.REGR_AVGX; case "regr_avgy" -> AggFunc.REGR_AVGY;
+      case "regr_sxx" -> AggFunc.REGR_SXX; case "regr_syy" -> AggFunc.REGR_SYY; case "regr_sxy" -> AggFunc.REGR_SXY;
       default -> null;
     };
   }
 
   static ArrowType aggregateType(AggFunc agg, Expr arg, Object f) {
-    if (agg == AggFunc.COUNT) return SqlTypes.BIGINT;
+    if (agg == AggFunc.COUNT || agg == AggFunc.APPROX_COUNT_DISTINCT) return SqlTypes.BIGINT;
     ArrowType t = arg.type();
     if (SqlTypes.isNull(t)) {
       return switch (agg) {
-        case AVG, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP -> SqlTypes.DOUBLE;
+        case AVG, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP, MEDIAN, PERCENTILE_CONT -> SqlTypes.DOUBLE;
         case BOOL_AND, BOOL_OR -> SqlTypes.BOOLEAN;
         default -> SqlTypes.BIGINT;
       };
@@ -197,7 +338,7 @@ final class AggregateBinder {
         if (t instanceof ArrowType.Decimal d) return SqlTypes.decimal(SqlTypes.MAX_DECIMAL_PRECISION, d.getScale());
         if (SqlTypes.isFloat(t)) return SqlTypes.DOUBLE;
         break;
-      case AVG, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP:
+      case AVG, STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP, MEDIAN, PERCENTILE_CONT:
         if (SqlTypes.isNumeric(t)) return SqlTypes.DOUBLE;
         break;
       case BOOL_AND, BOOL_OR:

@@ -77,6 +77,15 @@ final class CallBinder {
         else coerced.set(0, Coercion.coerce(coerced.get(0), SqlTypes.signedView(coerced.get(0).type())));
       }
       case "abs" -> coerced.set(0, Coercion.coerce(coerced.get(0), SqlTypes.signedView(coerced.get(0).type())));
+      case "pow" -> {
+        for (Expr a : coerced) {
+          if (!SqlTypes.isNumeric(a.type()) && !SqlTypes.isNull(a.type())) {
+            throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name + " is not defined for "
+                + SqlTypes.sqlName(a.type()) + ": " + SqlPositions.snippet(text));
+          }
+        }
+        coerced.replaceAll(a -> Coercion.coerce(a, SqlTypes.DOUBLE));
+      }
       case "date_trunc", "date_part" -> {
         coerced.set(0, Coercion.coerce(coerced.get(0), SqlTypes.VARCHAR));
         if (!SqlTypes.isTemporal(coerced.get(1).type())) {
@@ -141,6 +150,7 @@ final class CallBinder {
         case "substr" -> "substring";
         case "regexp_matches" -> "regexp_like";
         case "concat" -> "concat_op";
+        case "power" -> "pow";
         default -> name;
       };
       if (n.equals("concat_op") && args.size() != 2) {

@@ -261,6 +261,7 @@ public final class ExprBinder {
     if (e instanceof Function f) return calls.function(f);
     if (e instanceof net.sf.jsqlparser.expression.AnalyticExpression a) {
       if (a.getType() == net.sf.jsqlparser.expression.AnalyticType.FILTER_ONLY) return bind(filtered(a));
+      if (a.getType() == net.sf.jsqlparser.expression.AnalyticType.WITHIN_GROUP) return aggregateCalls.withinGroup(a);
       return windows.window(a);
     }
     if (e instanceof IsDistinctExpression d) return predicates.distinct(d);

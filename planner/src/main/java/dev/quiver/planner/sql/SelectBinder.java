@@ -270,7 +270,9 @@ final class SelectBinder {
       // aggregated once per outer value: the outer value is a group key too
       if (grouped) groupExprs.addAll(0, domainRefs);
       for (AggregateCall c : aggregates) {
-        if (c.arg() != null && !Exprs.columns(c.arg()).isEmpty() && corr.domainKeys.containsAll(Exprs.columns(c.arg()))) {
+        java.util.Set<String> read = new java.util.HashSet<>();
+        for (Expr e : c.exprs()) read.addAll(Exprs.columns(e));
+        if (!read.isEmpty() && corr.domainKeys.containsAll(read)) {
           throw QuiverException.unsupported("an aggregate of only the enclosing query's columns inside a subquery (it would "
               + "aggregate the enclosing query)");
         }
@@ -696,6 +698,17 @@ final class SelectBinder {
       public <S> Void visit(net.sf.jsqlparser.expression.Function f, S context) {
         if (f.getName() != null && AggregateBinder.aggregateFunction(f.getName().toLowerCase(Locale.ROOT)) != null) found[0] = true;
         return super.visit(f, context);
+      }
+
+      @Override
+      public <S> Void visit(net.sf.jsqlparser.expression.AnalyticExpression a, S context) {
+        // agg(x) FILTER (WHERE ...), percentile_cont(f) WITHIN GROUP (ORDER BY x): aggregates, not window calls
+        boolean aggregate = a.getType() == net.sf.jsqlparser.expression.AnalyticType.FILTER_ONLY
+            || a.getType() == net.sf.jsqlparser.expression.AnalyticType.WITHIN_GROUP;
+        if (aggregate && a.getName() != null && AggregateBinder.aggregateFunction(a.getName().toLowerCase(Locale.ROOT)) != null) {
+          found[0] = true;
+        }
+        return super.visit(a, context);
       }
 
       @Override

@@ -686,7 +686,7 @@ final class SubqueryDecorrelator {
     }
 
     private static boolean isCount(LogicalPlan.Aggregate a, String name) {
-      return a.aggregates().stream().anyMatch(c -> c.name().equals(name) && c.func() == AggFunc.COUNT);
+      return a.aggregates().stream().anyMatch(c -> c.name().equals(name) && c.func().countsRows());
     }
 
     /** {@code e} over {@code a}'s output with every aggregate over no rows substituted; null if it reads a group key. */
@@ -699,7 +699,7 @@ final class SubqueryDecorrelator {
         if (keys.containsKey(c.name())) return keys.get(c.name());
         for (AggregateCall call : a.aggregates()) {
           if (call.name().equals(c.name())) {
-            return new Expr.Literal(call.func() == AggFunc.COUNT ? (Object) 0L : null, call.type());
+            return new Expr.Literal(call.func().countsRows() ? (Object) 0L : null, call.type());
           }
         }
         return x;
@@ -831,7 +831,7 @@ final class SubqueryDecorrelator {
     if (plan instanceof LogicalPlan.Join j && j.condition() != null) exprs.add(j.condition());
     if (plan instanceof LogicalPlan.Aggregate a) {
       for (NamedExpr n : a.groups()) exprs.add(n.expr());
-      for (AggregateCall c : a.aggregates()) if (c.arg() != null) exprs.add(c.arg());
+      for (AggregateCall c : a.aggregates()) exprs.addAll(c.exprs());
     }
     if (plan instanceof LogicalPlan.Sort s) for (SortKey k : s.keys()) exprs.add(k.expr());
     if (plan instanceof LogicalPlan.Window w) for (LogicalPlan.WindowCall c : w.calls()) exprs.addAll(c.exprs());

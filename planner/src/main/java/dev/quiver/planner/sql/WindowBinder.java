@@ -94,7 +94,7 @@ final class WindowBinder {
     exclude = null;
     String name = unmark(a.getName()).toLowerCase(Locale.ROOT);
     if (a.getType() != AnalyticType.OVER) {
-      throw QuiverException.unsupported(a.getType().toString().replace('_', ' ') + " on " + name + at(a.getName()));
+      throw QuiverException.unsupported(a.getType().toString().replace('_', ' ') + " on " + name, at(a.getName()));
     }
     if (binder.windowCalls == null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "window function " + name
@@ -136,6 +136,9 @@ final class WindowBinder {
     if (func == null && agg == null) {
       throw new QuiverException(ErrorCode.INVALID_QUERY, "function " + name
           + " is not a window function or an aggregate, so it cannot have OVER" + at(a.getName()));
+    }
+    if (agg != null && !agg.inWindows()) {
+      throw QuiverException.unsupported(name + " as a window function (OVER)", at(a.getName()));
     }
     if (agg != null) func = WindowFunc.AGGREGATE;
     if (a.isDistinct() && func != WindowFunc.AGGREGATE) {

@@ -41,9 +41,10 @@ import org.opentest4j.AssertionFailedError;
  * sqllogictest's record kinds. Records are separated by blank lines; {@code #} starts a comment line:
  * <pre>
  * query [TYPES] [rowsort|nosort]     rows, one a line, values joined by " | "; TYPES (optional) is one letter a
- * SELECT ...                          column: I integer, R float, N decimal, T text, B boolean, D date, ? any;
- * ----                                rowsort compares the rows sorted (for results of no defined order)
- * 1 | a
+ *       [tolerance=REL]               column: I integer, R float, N decimal, T text, B boolean, D date, ? any;
+ * SELECT ...                          rowsort compares the rows sorted (for results of no defined order);
+ * ----                                tolerance=1e-12: a value that reads as a number matches one within that
+ * 1 | a                               relative difference (floating-point answers from another engine)
  *
  * error                              the query fails with this error code and message (the first line
  * SELECT ...                          if the message has several); positions are line:column of the SQL
@@ -96,6 +97,12 @@ class SltFilesTest {
 
     boolean rowsort() {
       return List.of(words()).contains("rowsort");
+    }
+
+    /** The relative tolerance of numeric values ({@code tolerance=REL}), or 0: exact. */
+    double tolerance() {
+      for (String w : words()) if (w.startsWith("tolerance=")) return Double.parseDouble(w.substring("tolerance=".length()));
+      return 0;
     }
 
     String name() {
@@ -181,7 +188,9 @@ class SltFilesTest {
   /** The type letters a query record declares, or null. */
   static String declaredTypes(Record r) {
     String[] w = r.words();
-    if (!w[0].equals("query") || w.length < 2 || w[1].equals("rowsort") || w[1].equals("nosort")) return null;
+    if (!w[0].equals("query") || w.length < 2 || w[1].equals("rowsort") || w[1].equals("nosort") || w[1].contains("=")) {
+      return null;
+    }
     return w[1];
   }
 
@@ -242,10 +251,42 @@ class SltFilesTest {
     }
     if (expected.size() == got.size()) {
       boolean same = true;
-      for (int i = 0; i < got.size() && same; i++) same = matches(expected.get(i), got.get(i));
+      double tolerance = r.tolerance();
+      for (int i = 0; i < got.size() && same; i++) {
+        same = tolerance > 0 ? matches(expected.get(i), got.get(i), tolerance) : matches(expected.get(i), got.get(i));
+      }
       if (same) return null;
     }
     return "mismatch";
+  }
+
+  /**
+   * Whether a row matches, value by value, a value that reads as a number matching one within {@code tolerance}
+   * relative difference (NaN matches NaN, an infinity itself).
+   */
+  static boolean matches(String expected, String got, double tolerance) {
+    String[] e = expected.split(" \\| ", -1);
+    String[] g = got.split(" \\| ", -1);
+    if (e.length != g.length) return false;
+    for (int i = 0; i < e.length; i++) {
+      if (matches(e[i], g[i])) continue;
+      Double x = number(e[i]);
+      Double y = number(g[i]);
+      if (x == null || y == null) return false;
+      if (x.isNaN() || y.isNaN() || x.isInfinite() || y.isInfinite() ? !x.equals(y)
+          : Math.abs(x - y) > tolerance * Math.max(Math.abs(x), Math.abs(y))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Double number(String s) {
+    try {
+      return Double.valueOf(s);
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   static boolean matches(String expected, String got) {

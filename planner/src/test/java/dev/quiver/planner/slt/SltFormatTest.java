@@ -56,6 +56,25 @@ class SltFormatTest {
   }
 
   @Test
+  void toleranceMatchesNumbersWithinTheRelativeDifferenceAndTheRestExactly() {
+    List<SltFilesTest.Record> r = SltFilesTest.parse("f.slt", List.of("query RT rowsort tolerance=1e-9", "SELECT 1", "----",
+        "0.30000000000000004 | a", "", "query tolerance=1e-9", "SELECT 1", "----", "1"));
+    assertThat(SltFilesTest.declaredTypes(r.get(0))).isEqualTo("RT");
+    assertThat(SltFilesTest.declaredTypes(r.get(1))).isNull();
+    assertThat(r.get(0).tolerance()).isEqualTo(1e-9);
+    assertThat(SltFilesTest.mismatch(r.get(0), new SltFilesTest.Outcome(List.of("0.3 | a"), false, "RT"))).isNull();
+    assertThat(SltFilesTest.mismatch(r.get(0), new SltFilesTest.Outcome(List.of("0.3000001 | a"), false, "RT")))
+        .isEqualTo("mismatch");
+    assertThat(SltFilesTest.mismatch(r.get(0), new SltFilesTest.Outcome(List.of("0.3 | b"), false, "RT"))).isEqualTo("mismatch");
+    assertThat(SltFilesTest.matches("NaN | Infinity | null | -0.0", "NaN | Infinity | null | 0.0", 1e-9)).isTrue();
+    assertThat(SltFilesTest.matches("NaN", "1.0", 1e-9)).isFalse();
+    assertThat(SltFilesTest.matches("Infinity", "-Infinity", 1e-9)).isFalse();
+    assertThat(SltFilesTest.matches("1e-05", "1.0E-5", 1e-9)).isTrue();
+    assertThat(SltFilesTest.matches("null", "0.0", 1e-9)).isFalse();
+    assertThat(SltFilesTest.matches("1 | 2", "1", 1e-9)).isFalse();
+  }
+
+  @Test
   void ignoreMarkerMatchesAnyTextAndNothingElse() {
     assertThat(SltFilesTest.matches("a elapsed_ms=<slt:ignore> b=1", "a elapsed_ms=12.5 b=1")).isTrue();
     assertThat(SltFilesTest.matches("a elapsed_ms=<slt:ignore> b=1", "a elapsed_ms=12.5 b=2")).isFalse();
