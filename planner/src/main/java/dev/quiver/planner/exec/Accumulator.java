@@ -58,7 +58,7 @@ abstract class Accumulator {
   /** A new accumulator; {@code memory} is charged for what a DISTINCT aggregate remembers. */
   static Accumulator create(AggregateCall call, MemoryReservation memory) {
     Accumulator a = base(call, memory);
-    return call.distinct() ? new Distinct(a, memory) : a;
+    return call.distinct() ? new Distinct(a, call, memory) : a;
   }
 
   private static Accumulator base(AggregateCall call, MemoryReservation memory) {
@@ -370,11 +370,28 @@ abstract class Accumulator {
     final Accumulator inner;
     final Set<Object> seen = new HashSet<>();
     final MemoryReservation memory;
-    Distinct(Accumulator inner, MemoryReservation memory) {
+    final AggregateCall call;
+    /** Whole batches ({@link #addAll}, an ungrouped aggregation): the values seen, typed, a batch at a time. */
+    GroupedDistinct.DistinctRows rows;
+    int[] routed = new int[0];
+    Distinct(Accumulator inner, AggregateCall call, MemoryReservation memory) {
       this.inner = inner;
+      this.call = call;
       this.memory = memory;
     }
+    @Override void addAll(ColumnValues v, int n) {
+      if (!GroupedDistinct.handles(call) || !seen.isEmpty()) {
+        super.addAll(v, n);
+        return;
+      }
+      if (rows == null) rows = new GroupedDistinct.DistinctRows(call.arg().type(), memory);
+      rows.batch(v, n);
+      if (routed.length < n) routed = new int[n];
+      rows.route(null, 0, n, routed);
+      for (int i = 0; i < n; i++) if (routed[i] != 0 && !v.isNull(i)) inner.add(v, i);
+    }
     void add(ColumnValues v, int i) {
+      if (rows != null) throw new IllegalStateException("a DISTINCT accumulator fed whole batches, then one row");
       if (v.isNull(i)) return;
       Object k = Keys.of(v, i);
       if (seen.add(k)) {

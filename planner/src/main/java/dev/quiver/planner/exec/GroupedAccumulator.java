@@ -6,6 +6,7 @@ import dev.quiver.planner.expr.Exprs;
 import dev.quiver.planner.kernel.BatchValues;
 import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.Kernels;
+import dev.quiver.planner.plan.LogicalPlan.AggFunc;
 import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
 import dev.quiver.planner.types.SqlTypes;
 import java.math.BigDecimal;
@@ -34,6 +35,9 @@ abstract class GroupedAccumulator {
 
   /** The typed form of {@code factory}'s aggregate, or one accumulator per group when there is none. */
   static GroupedAccumulator of(Accumulator.Factory factory, MemoryReservation memory) {
+    if (factory instanceof Accumulator.CallFactory cf && cf.call().distinct() && GroupedDistinct.handles(cf.call())) {
+      return new GroupedDistinct(cf.call(), memory);
+    }
     if (factory instanceof Accumulator.CallFactory cf && !cf.call().distinct()) {
       AggregateCall call = cf.call();
       if (call.arg() == null) return new CountStar();
@@ -48,6 +52,10 @@ abstract class GroupedAccumulator {
         case AVG:
           if (family == Kernels.Family.DOUBLE) return new DoubleSum(true);
           if (family == Kernels.Family.DECIMAL || family == Kernels.Family.LONG) return new DecimalSum(call, true);
+          break;
+        case MIN:
+        case MAX:
+          if (GroupedMinMax.handles(family)) return new GroupedMinMax(call.func() == AggFunc.MIN, family);
           break;
         default:
           break;

@@ -139,7 +139,17 @@ class GroupedAggregationTest {
         new AggregateCall(AggFunc.MAX, col("s"), ArrowType.Utf8.INSTANCE, "mxs"),
         new AggregateCall(AggFunc.COUNT, col("k"), SqlTypes.BIGINT, "cdk", true),
         new AggregateCall(AggFunc.SUM, col("x"), SqlTypes.BIGINT, "sdx", true),
-        new AggregateCall(AggFunc.BOOL_OR, col("b"), ArrowType.Bool.INSTANCE, "bo"));
+        new AggregateCall(AggFunc.BOOL_OR, col("b"), ArrowType.Bool.INSTANCE, "bo"),
+        new AggregateCall(AggFunc.MIN, col("x"), SqlTypes.BIGINT, "mnx"),
+        new AggregateCall(AggFunc.MAX, col("x"), SqlTypes.BIGINT, "mxx"),
+        new AggregateCall(AggFunc.MAX, col("y"), SqlTypes.DOUBLE, "mxy"),
+        new AggregateCall(AggFunc.MIN, col("f"), SqlTypes.DOUBLE, "mnf"),
+        new AggregateCall(AggFunc.MAX, col("i"), new ArrowType.Int(32, true), "mxi"),
+        new AggregateCall(AggFunc.COUNT, col("s"), SqlTypes.BIGINT, "cds", true),
+        new AggregateCall(AggFunc.COUNT, col("f"), SqlTypes.BIGINT, "cdf", true),
+        new AggregateCall(AggFunc.SUM, col("y"), SqlTypes.DOUBLE, "sdy", true),
+        new AggregateCall(AggFunc.AVG, col("d"), SqlTypes.DOUBLE, "adp", true),
+        new AggregateCall(AggFunc.MAX, col("s"), ArrowType.Utf8.INSTANCE, "mxds", true));
   }
 
   private LogicalPlan.Aggregate plan(List<String> keys, List<AggregateCall> calls) {
@@ -228,7 +238,7 @@ class GroupedAggregationTest {
 
   @Test
   void groupedAggregationMatchesTheRowAtATimeAlgorithm() {
-    List<List<String>> groupings = List.of(List.of("k"), List.of("i"), List.of("f"), List.of("s"), List.of("d"),
+    List<List<String>> groupings = List.<List<String>>of(List.of(), List.of("k"), List.of("i"), List.of("f"), List.of("s"), List.of("d"),
         List.of("b"), List.of("s", "i"), List.of("i", "s"), List.of("k", "f", "s"), List.of("f", "b", "d", "i"));
     Random r = new Random(14);
     for (int round = 0; round < 3; round++) {
@@ -245,7 +255,7 @@ class GroupedAggregationTest {
   @Test
   void batchesLongerThanOneChunk() {
     List<Object[]> rows = rows(new Random(15), 20_000, 15_000);
-    for (List<String> g : List.of(List.of("k"), List.of("s", "f"))) check(g, rows, 1, 20_000);
+    for (List<String> g : List.<List<String>>of(List.of(), List.of("k"), List.of("s", "f"))) check(g, rows, 1, 20_000);
   }
 
   @Test
