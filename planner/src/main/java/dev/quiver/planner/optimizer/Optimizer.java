@@ -74,12 +74,12 @@ public final class Optimizer {
    */
   public static Optimizer standard(boolean simplify) {
     if (!simplify) {
-      return new Optimizer(List.of(new PushDownFilters(), new ReduceAggregateByJoinKeys(), new PushSemiJoinDown(),
+      return new Optimizer(List.of(new PushDownFilters(), new ReduceAggregateByJoinKeys(), new SingleDistinctToGroupBy(), new PushSemiJoinDown(),
           new ReorderJoins(), new PushFilterIntoScan(),
           new PruneColumns()));
     }
     return new Optimizer(List.of(new SimplifyExpressions(), new SimplifyFilterPredicate(), new RemoveTrivialFilter(),
-        new PushDownFilters(), new ReduceAggregateByJoinKeys(), new PushSemiJoinDown(), new ReorderJoins(),
+        new PushDownFilters(), new ReduceAggregateByJoinKeys(), new SingleDistinctToGroupBy(), new PushSemiJoinDown(), new ReorderJoins(),
         new PushFilterIntoScan(), new PruneColumns()));
   }
 
