@@ -288,6 +288,23 @@ final class ChunkDecoder {
     }
   }
 
+  /** Whether the chunk has a dictionary of strings (the rows' indexes are then kept: {@link DictionaryStrings}). */
+  boolean dictionaryOfStrings() {
+    return dictBytes != null && out == Out.BYTES_TO_VARCHAR;
+  }
+
+  /** The vector being decoded and the indexes kept for it (null: none), looked up once per vector. */
+  private FieldVector trackedVector;
+  private DictionaryStrings trackedIds;
+
+  private DictionaryStrings tracked(FieldVector v) {
+    if (v != trackedVector) {
+      trackedVector = v;
+      trackedIds = dictionaryOfStrings() ? DictionaryStrings.track(v) : null;
+    }
+    return trackedIds;
+  }
+
   /** Decodes the next {@code n} (selected) rows of the chunk into slots {@code [0, n)} of {@code v}. */
   void read(FieldVector v, int n) {
     readRows(v, 0, n);
@@ -448,9 +465,13 @@ final class ChunkDecoder {
         if (idBuffer.length < count) idBuffer = new int[Math.max(count, 1024)];
         ids.read(idBuffer, 0, count);
         gather(v, at, count);
+        DictionaryStrings d = tracked(v);
+        if (d != null) d.record(dictBytes, dictOffset.length, at, idBuffer, count);
       }
       case FIXED -> fixed(v, at, count);
       case BINARY -> {
+        DictionaryStrings d = tracked(v);
+        if (d != null) d.plain();
         for (int j = 0; j < count; j++) {
           int len = values.getInt();
           int pos = values.position();

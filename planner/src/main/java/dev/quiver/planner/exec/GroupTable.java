@@ -4,6 +4,7 @@ import dev.quiver.common.ArrowBulk;
 import dev.quiver.planner.kernel.BatchValues;
 import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.Kernels;
+import dev.quiver.scan.read.DictionaryStrings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -242,12 +243,32 @@ final class GroupTable {
     int[] ends = new int[16];
     byte[] data;
     byte[] offsets;
+    /**
+     * For strings read from a dictionary-encoded chunk ({@link DictionaryStrings}): each row's dictionary index, and
+     * the id of each dictionary entry met so far (-1: not yet), for the dictionary {@link #dictionary}.
+     */
+    int[] rowEntries;
+    int[] entryIds;
+    Object dictionary;
     BytesKeys() {
       Arrays.fill(small, -1);
       Arrays.fill(slots, -1);
     }
     @Override void prepare() {
       FieldVector vector = v.vector();
+      DictionaryStrings d = vector == null ? null : DictionaryStrings.of(vector);
+      rowEntries = d == null ? null : d.ids();
+      if (d != null) {
+        // one lookup by value per dictionary entry, then every row by its index (no copy of the batch's bytes)
+        if (d.dictionary() != dictionary) {
+          dictionary = d.dictionary();
+          if (entryIds == null || entryIds.length < d.dictionarySize()) entryIds = new int[d.dictionarySize()];
+          Arrays.fill(entryIds, 0, d.dictionarySize(), -1);
+        }
+        offsets = null;
+        data = null;
+        return;
+      }
       if (vector instanceof BaseVariableWidthVector w) {
         offsets = new byte[4 * (n + 1)];
         w.getOffsetBuffer().getBytes(0, offsets, 0, offsets.length);
@@ -260,6 +281,18 @@ final class GroupTable {
       }
     }
     @Override int idOf(int i) {
+      if (rowEntries != null) {
+        int e = rowEntries[i];
+        int id = entryIds[e];
+        if (id < 0) {
+          id = idOfBytes(i);
+          entryIds[e] = id;
+        }
+        return id;
+      }
+      return idOfBytes(i);
+    }
+    private int idOfBytes(int i) {
       byte[] bytes;
       int from;
       int to;
@@ -330,7 +363,10 @@ final class GroupTable {
         slotHashes[p] = oldHashes[q];
       }
     }
-    @Override long bytes() { return super.bytes() + pool.length + 8L * starts.length + 8L * slots.length + 4L * small.length; }
+    @Override long bytes() {
+      return super.bytes() + pool.length + 8L * starts.length + 8L * slots.length + 4L * small.length
+          + (entryIds == null ? 0 : 4L * entryIds.length);
+    }
   }
 
   /** Any other type (decimals, booleans …): {@link Keys#of} in a HashMap. */
