@@ -525,6 +525,10 @@ final class ChunkDecoder {
   }
 
   private void gather(FieldVector v, int at, int count) {
+    if (dictBytes != null && out == Out.BYTES_TO_VARCHAR) {
+      gatherStrings((VarCharVector) v, at, count);
+      return;
+    }
     if (dictBytes != null) {
       for (int j = 0; j < count; j++) {
         int id = idBuffer[j];
@@ -546,6 +550,49 @@ final class ChunkDecoder {
       for (int j = 0; j < count; j++) stageLong(st, j, dictLongs[idsRead[j]]);
     }
     flush((BaseFixedWidthVector) v, at, count);
+  }
+
+  /** The dictionary's bytes as an array ({@link #dictOffset} indexes it), made on first use. */
+  private byte[] dictArray;
+  private byte[] stringStage = new byte[0];
+  private byte[] offsetStage = new byte[0];
+
+  /**
+   * Strings {@code idBuffer[0, count)} of the dictionary into slots {@code [at, at + count)} of {@code v}, all
+   * non-NULL: the bytes and the offsets staged in arrays and copied into the vector's buffers at once (setting them
+   * value by value cost a third of a string column's decoding).
+   */
+  private void gatherStrings(VarCharVector v, int at, int count) {
+    if (dictArray == null) {
+      ByteBuffer b = dictBytes.duplicate();
+      b.position(0);
+      dictArray = new byte[b.limit()];
+      b.get(dictArray);
+    }
+    long total = 0;
+    for (int j = 0; j < count; j++) total += dictLength[idBuffer[j]];
+    while (v.getValueCapacity() < at + count) v.reallocValidityAndOffsetBuffers();
+    v.fillEmpties(at);
+    int start = v.getStartOffset(at);
+    if (start + total > Integer.MAX_VALUE) throw new IllegalStateException("a batch of strings over 2 GiB");
+    while (v.getDataBuffer().capacity() < start + total) v.reallocDataBuffer();
+    if (stringStage.length < total) stringStage = new byte[(int) Math.max(total, 1 << 14)];
+    if (offsetStage.length < 4 * count) offsetStage = new byte[Math.max(4 * count, 1 << 12)];
+    byte[] st = stringStage;
+    byte[] os = offsetStage;
+    byte[] dict = dictArray;
+    int p = 0;
+    for (int j = 0; j < count; j++) {
+      int id = idBuffer[j];
+      int len = dictLength[id];
+      System.arraycopy(dict, dictOffset[id], st, p, len);
+      p += len;
+      ArrowBulk.INTS.set(os, j << 2, start + p);
+    }
+    v.getDataBuffer().setBytes(start, st, 0, p);
+    v.getOffsetBuffer().setBytes((long) (at + 1) * 4, os, 0, 4L * count);
+    ArrowBulk.setValid(v.getValidityBuffer(), at, count);
+    v.setLastSet(at + count - 1);
   }
 
   /** Arrow bytes per value of this column's vector (for the staged layouts). */
