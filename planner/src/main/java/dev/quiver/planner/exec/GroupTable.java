@@ -118,7 +118,7 @@ final class GroupTable {
 
   /** Key column {@code c}'s value (physical form, null for NULL) of group {@code g}. */
   Object key(int c, int g) {
-    return groupValues[c] != null ? groupValues[c][g] : columns[c].values.get(groupKeys[c][g]);
+    return groupValues[c] != null ? groupValues[c][g] : columns[c].value(groupKeys[c][g]);
   }
 
   /** Bytes held (tables, distinct key values, per-group key ids), for memory accounting. */
@@ -149,8 +149,16 @@ final class GroupTable {
       };
     }
 
+    /** Ids handed out so far (NULL's included). */
+    int count;
+
     int distinct() {
-      return values.size();
+      return count;
+    }
+
+    /** The value of id {@code id} (physical form, null for NULL). */
+    Object value(int id) {
+      return values.get(id);
     }
 
     void batch(ColumnValues values, int rows) {
@@ -167,18 +175,16 @@ final class GroupTable {
     abstract int idOf(int i);
 
     final int nullId() {
-      if (nullId < 0) {
-        nullId = values.size();
-        values.add(null);
-        valueBytes += 16;
-      }
+      if (nullId < 0) nullId = add(null);
       return nullId;
     }
 
-    final int add(Object value) {
+    /** A new id for {@code value}. */
+    int add(Object value) {
       values.add(value);
-      valueBytes += 16 + (value instanceof String s ? 40 + s.length() : value instanceof byte[] b ? 16 + b.length : 16);
-      return values.size() - 1;
+      valueBytes += 16 + (value == null ? 0 : value instanceof String s ? 40 + s.length()
+          : value instanceof byte[] b ? 16 + b.length : 16);
+      return count++;
     }
 
     void ids(int lo, int hi, int[] out) {
@@ -197,20 +203,89 @@ final class GroupTable {
     }
   }
 
+  /**
+   * Integers, dates, timestamps: the values kept as longs, not objects; a value's id found first in a direct table
+   * over a window of at most {@value #DIRECT_MAX} consecutive values (a small key domain — years, flags, small ids —
+   * costs one array read a row, no hashing), else in a primitive hash table.
+   */
   private static final class LongKeys extends ColumnKeys {
+    static final int DIRECT_MAX = 1 << 16;
+    static final long SAFE = 1L << 62;
     final LongIntMap map = new LongIntMap();
     long[] x;
+    long[] raw = new long[16];
+    /** direct[k - base]: the id of value k, -1 if not known there. */
+    int[] direct;
+    long base;
     @Override void prepare() { x = v.vector() == null ? null : BatchValues.longs(v, n); }
+    @Override int add(Object value) {
+      if (count == raw.length) raw = Arrays.copyOf(raw, 2 * count);
+      if (value != null) raw[count] = (Long) value;
+      return count++;
+    }
+    @Override Object value(int id) {
+      return id == nullId ? null : (Object) raw[id];
+    }
+    @Override void ids(int lo, int hi, int[] out) {
+      if (x == null || nulls) {
+        super.ids(lo, hi, out);
+        return;
+      }
+      long[] keys = x;
+      for (int i = lo; i < hi; i++) {
+        long k = keys[i];
+        int[] d = direct;
+        long at = k - base;
+        int id;
+        if (d != null && k <= SAFE && k >= -SAFE && at >= 0 && at < d.length && (id = d[(int) at]) >= 0) {
+          out[i] = id;
+        } else {
+          out[i] = idOf(i);
+        }
+      }
+    }
     @Override int idOf(int i) {
       long k = x == null ? v.getLong(i) : x[i];
       int id = map.get(k);
       if (id < 0) {
-        id = add(v.getObject(i));
+        id = add(k);
         map.put(k, id);
       }
+      remember(k, id);
       return id;
     }
-    @Override long bytes() { return super.bytes() + map.bytes(); }
+    /**
+     * Puts value {@code k}'s id into the direct table, widening its window while it stays small. Only values within
+     * ±2^62 go there, so that no difference of a value and the window's base overflows.
+     */
+    private void remember(long k, int id) {
+      if (k > SAFE || k < -SAFE) return;
+      if (direct == null) {
+        direct = new int[1024];
+        Arrays.fill(direct, -1);
+        base = k - 512;
+      }
+      long at = k - base;
+      if (at < 0 || at >= direct.length) {
+        long lo = Math.min(base, k);
+        long hi = Math.max(base + direct.length, k + 1);
+        if (hi - lo > DIRECT_MAX) return; // a wide domain: the hash table alone
+        int size = (int) Math.min(DIRECT_MAX, Math.max(hi - lo, 2L * direct.length));
+        long newBase = k < base ? Math.max(hi - size, lo - (size - (hi - lo)) / 2) : lo;
+        if (newBase > lo) newBase = lo;
+        if (newBase + size < hi) newBase = hi - size;
+        int[] grown = new int[size];
+        Arrays.fill(grown, -1);
+        System.arraycopy(direct, 0, grown, (int) (base - newBase), direct.length);
+        direct = grown;
+        base = newBase;
+        at = k - base;
+      }
+      direct[(int) at] = id;
+    }
+    @Override long bytes() {
+      return super.bytes() + map.bytes() + 8L * raw.length + (direct == null ? 0 : 4L * direct.length);
+    }
   }
 
   private static final class DoubleKeys extends ColumnKeys {
