@@ -887,8 +887,10 @@
       + 'join larger than the query\'s memory spilling to disk, next to DuckDB.'],
     ['pruning-joins.md', 'Joins that prune', 'A selective filter on TPC-H orders joined to lineitem: lineitem\'s row '
       + 'groups read with the join\'s runtime filter and without it, next to DuckDB.'],
-    ['aggregation.md', 'Aggregation', 'Integer sums exact in every plan, split across the scan\'s tasks or not: '
-      + 'before and after, next to DuckDB.'],
+    ['aggregation.md', 'Aggregation', 'Integer sums exact in every plan; grouped and DISTINCT aggregation over '
+      + '20 M rows (dictionary keys, typed keys, DISTINCT split): before and after, next to DuckDB.'],
+    ['top-n.md', 'Top-N that prunes', 'ORDER BY … LIMIT 10 on 20 M rows: row groups read best first, the rest '
+      + 'skipped once they cannot beat the tenth row, before and after, next to DuckDB.'],
     ['statistics-answers.md', 'Answers from statistics', 'count(*), min and max over a whole table answered '
       + 'from the Parquet footers, no page read: before and after, next to DuckDB.'],
     ['floor.md', 'Per-query floor', 'What the smallest query (SELECT 1) costs from a client, end to end.'],

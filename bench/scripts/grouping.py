@@ -1,0 +1,74 @@
+"""Grouped and DISTINCT aggregation on the 20 M-row file of top_n.py: Quiver before and after a change and DuckDB
+(2 threads) in the same run, each query 2 warm-ups then the median of 5; answers compared with DuckDB's.
+
+  python3 bench/scripts/grouping.py AFTER_JAR [--before BEFORE_JAR] [--dir /tmp/quiver-topn]"""
+import argparse, os, statistics, time
+import duckdb
+from flightbench import start, run
+from top_n import generate
+
+QUERIES = [
+    ("100 integer groups", "SELECT g, sum(v), count(*) FROM t GROUP BY g"),
+    ("1,000 string groups", "SELECT s, sum(g), max(v) FROM t GROUP BY s"),
+    ("100,000 integer groups", "SELECT id % 100000 AS k, sum(g), count(*) FROM t GROUP BY k"),
+    ("count(DISTINCT) of strings", "SELECT count(DISTINCT s) FROM t"),
+    ("count(DISTINCT) per group", "SELECT g, count(DISTINCT s) FROM t GROUP BY g"),
+    ("decimal sum and avg, 100 groups", "SELECT g, avg(price), sum(price) FROM t GROUP BY g"),
+    ("min/max per string group", "SELECT s, min(ts), max(price) FROM t GROUP BY s"),
+]
+
+
+def med(f, warm=2, n=5):
+    for _ in range(warm):
+        f()
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        ts.append((time.perf_counter() - t) * 1000)
+    return statistics.median(ts)
+
+
+def canon(rows):
+    return sorted(tuple(round(x, 6) if isinstance(x, float) else str(x) for x in r) for r in rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("after")
+    ap.add_argument("--before")
+    ap.add_argument("--dir", default="/tmp/quiver-topn")
+    a = ap.parse_args()
+    path = os.path.join(a.dir, "t", "t.parquet")
+    generate(path, 20_000_000)
+    duck = duckdb.connect()
+    duck.execute("SET threads = 2")
+    duck.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
+    servers = {"after": start(a.after, a.dir, 31613)}
+    if a.before:
+        servers["before"] = start(a.before, a.dir, 31614)
+    try:
+        print("| query | SQL | before ms | after ms | DuckDB ms | before / DuckDB | after / DuckDB | same answer |")
+        print("|---|---|---:|---:|---:|---:|---:|---|")
+        for name, sql in QUERIES:
+            expect = canon(duck.execute(sql).fetchall())
+            times, same = {}, True
+            for label, (_, client) in servers.items():
+                try:
+                    same &= canon(tuple(r.values()) for r in run(client, sql)) == expect
+                    times[label] = med(lambda: run(client, sql))
+                except Exception as e:  # e.g. over --query-memory
+                    times[label] = float("nan")
+                    print(f"<!-- {label}: {str(e)[:120]} -->")
+            d = med(lambda: duck.execute(sql).fetchall())
+            b = times.get("before", float("nan"))
+            print(f"| {name} | `{sql}` | {b:.1f} | {times['after']:.1f} | {d:.1f} | {b / d:.2f} | "
+                  f"{times['after'] / d:.2f} | {same} |", flush=True)
+    finally:
+        for p, _ in servers.values():
+            p.terminate()
+            p.wait()
+
+
+if __name__ == "__main__":
+    main()
