@@ -164,6 +164,21 @@ public final class AggregateExec extends Operator {
     if (emitted >= groupCount) return null;
     int count = Math.min(batchRows, groupCount - emitted);
     int nk = keys.size();
+    if (table != null && emptyValues == null) {
+      // typed where the key columns and aggregates can write themselves
+      VectorSchemaRoot typed = emptyBatch(schema, allocator, count);
+      try {
+        for (int c = 0; c < nk; c++) table.writeKeys(c, typed.getVector(c), emitted, count);
+        for (int a = 0; a < grouped.length; a++) grouped[a].write(typed.getVector(nk + a), emitted, count);
+        for (FieldVector v : typed.getFieldVectors()) v.setValueCount(count);
+        typed.setRowCount(count);
+      } catch (RuntimeException | Error e) {
+        typed.close();
+        throw e;
+      }
+      emitted += count;
+      return typed;
+    }
     VectorSchemaRoot batch = groupBatch(schema, allocator, emitted, count,
         (c, g) -> emptyValues != null ? (c < nk ? emptyInputGroups.get(g).get(c) : emptyValues[c - nk])
             : c < nk ? table.key(c, g) : single != null ? single[c - nk].result() : grouped[c - nk].result(g));
@@ -175,6 +190,24 @@ public final class AggregateExec extends Operator {
   @FunctionalInterface
   interface GroupCell {
     Object value(int c, int g);
+  }
+
+  /** A batch of {@code schema}'s columns allocated for {@code count} rows, nothing set. */
+  static VectorSchemaRoot emptyBatch(Schema schema, BufferAllocator allocator, int count) {
+    List<Field> fields = schema.getFields();
+    List<FieldVector> out = new ArrayList<>();
+    try {
+      for (Field f : fields) {
+        FieldVector v = f.createVector(allocator);
+        out.add(v);
+        v.setInitialCapacity(count);
+        v.allocateNew();
+      }
+    } catch (RuntimeException | Error e) {
+      out.forEach(FieldVector::close);
+      throw e;
+    }
+    return new VectorSchemaRoot(fields, out, 0);
   }
 
   /** A batch of {@code count} groups from group {@code first} on, each column filled from {@code cell}. */

@@ -10,7 +10,12 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import dev.quiver.planner.kernel.Vectors;
 import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
@@ -119,6 +124,23 @@ final class GroupTable {
   /** Key column {@code c}'s value (physical form, null for NULL) of group {@code g}. */
   Object key(int c, int g) {
     return groupValues[c] != null ? groupValues[c][g] : columns[c].value(groupKeys[c][g]);
+  }
+
+  /**
+   * Key column {@code c} of groups {@code [first, first + count)} into slots {@code [0, count)} of {@code v} (allocated
+   * for them): integer keys written as primitives, the others through {@link Vectors#set}.
+   */
+  void writeKeys(int c, FieldVector v, int first, int count) {
+    if (groupValues[c] == null && columns[c] instanceof LongKeys lk && LongKeys.writes(v)) {
+      int[] ids = groupKeys[c];
+      for (int r = 0; r < count; r++) {
+        int id = ids[first + r];
+        if (id == lk.nullId) v.setNull(r);
+        else LongKeys.write(v, r, lk.raw[id]);
+      }
+      return;
+    }
+    for (int r = 0; r < count; r++) Vectors.set(v, r, key(c, first + r));
   }
 
   /** Bytes held (tables, distinct key values, per-group key ids), for memory accounting. */
@@ -285,6 +307,18 @@ final class GroupTable {
     }
     @Override long bytes() {
       return super.bytes() + map.bytes() + 8L * raw.length + (direct == null ? 0 : 4L * direct.length);
+    }
+    /** Whether {@link #write} takes {@code v}. */
+    static boolean writes(FieldVector v) {
+      return v instanceof BigIntVector || v instanceof IntVector || v instanceof DateDayVector
+          || v instanceof TimeStampVector;
+    }
+    /** {@code x} (physical form) into slot {@code r} of {@code v}, one that {@link #writes}. */
+    static void write(FieldVector v, int r, long x) {
+      if (v instanceof BigIntVector b) b.set(r, x);
+      else if (v instanceof IntVector b) b.set(r, (int) x);
+      else if (v instanceof DateDayVector b) b.set(r, (int) x);
+      else ((TimeStampVector) v).set(r, x);
     }
   }
 

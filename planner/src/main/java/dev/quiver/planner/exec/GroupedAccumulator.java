@@ -33,6 +33,14 @@ abstract class GroupedAccumulator {
   /** Group {@code g}'s value in physical form, or null. */
   abstract Object result(int g);
 
+  /**
+   * The values of groups {@code [first, first + count)} into slots {@code [0, count)} of {@code v} (allocated for
+   * them); typed where a subclass can, else {@link #result} through {@link dev.quiver.planner.kernel.Vectors#set}.
+   */
+  void write(org.apache.arrow.vector.FieldVector v, int first, int count) {
+    for (int r = 0; r < count; r++) dev.quiver.planner.kernel.Vectors.set(v, r, result(first + r));
+  }
+
   /** The typed form of {@code factory}'s aggregate, or one accumulator per group when there is none. */
   static GroupedAccumulator of(Accumulator.Factory factory, MemoryReservation memory) {
     if (factory instanceof Accumulator.CallFactory cf && cf.call().distinct() && GroupedDistinct.handles(cf.call())) {
@@ -78,6 +86,18 @@ abstract class GroupedAccumulator {
       for (int i = lo; i < hi; i++) c[ids[i]]++;
     }
     Object result(int g) { return counts[g]; }
+    @Override void write(org.apache.arrow.vector.FieldVector v, int first, int count) {
+      writeCounts(counts, v, first, count);
+    }
+  }
+
+  /** Counts (never NULL) into a BIGINT vector, else through {@link #result}-like boxing. */
+  static void writeCounts(long[] counts, org.apache.arrow.vector.FieldVector v, int first, int count) {
+    if (v instanceof org.apache.arrow.vector.BigIntVector b) {
+      for (int r = 0; r < count; r++) b.set(r, counts[first + r]);
+    } else {
+      for (int r = 0; r < count; r++) dev.quiver.planner.kernel.Vectors.set(v, r, counts[first + r]);
+    }
   }
 
   private static final class Count extends GroupedAccumulator {
@@ -98,6 +118,9 @@ abstract class GroupedAccumulator {
       }
     }
     Object result(int g) { return counts[g]; }
+    @Override void write(org.apache.arrow.vector.FieldVector out, int first, int count) {
+      writeCounts(counts, out, first, count);
+    }
   }
 
   /**

@@ -83,6 +83,23 @@ final class GroupedMinMax extends GroupedAccumulator {
   }
 
   @Override
+  void write(org.apache.arrow.vector.FieldVector v, int first, int count) {
+    if (doubles && v instanceof org.apache.arrow.vector.Float8Vector f) {
+      for (int r = 0; r < count; r++) {
+        if (seen[first + r]) f.set(r, reals[first + r]);
+        else f.setNull(r);
+      }
+    } else if (!doubles && v instanceof org.apache.arrow.vector.BigIntVector b) {
+      for (int r = 0; r < count; r++) {
+        if (seen[first + r]) b.set(r, longs[first + r]);
+        else b.setNull(r);
+      }
+    } else {
+      super.write(v, first, count);
+    }
+  }
+
+  @Override
   Object result(int g) {
     if (!seen[g]) return null;
     return doubles ? (Object) reals[g] : (Object) longs[g];

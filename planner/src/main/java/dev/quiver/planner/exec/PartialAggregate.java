@@ -179,10 +179,7 @@ final class PartialAggregate {
           v.allocateNew();
         }
         int nk = spec.keys().size();
-        for (int c = 0; c < nk; c++) {
-          FieldVector v = out.get(c);
-          for (int g = 0; g < count; g++) Vectors.set(v, g, table.key(c, g));
-        }
+        for (int c = 0; c < nk; c++) table.writeKeys(c, out.get(c), 0, count);
         int col = nk;
         for (int a = 0; a < grouped.length; a++) {
           GroupedAccumulator acc = grouped[a];
@@ -198,8 +195,7 @@ final class PartialAggregate {
               Vectors.set(n, g, d.countOf(g));
             }
           } else {
-            FieldVector v = out.get(col++);
-            for (int g = 0; g < count; g++) Vectors.set(v, g, acc.result(g));
+            acc.write(out.get(col++), 0, count);
           }
         }
         for (FieldVector v : out) v.setValueCount(count);
