@@ -13,6 +13,7 @@
     ['PRUNED_BLOOM', 'pruned by bloom filter'],
     ['PRUNED_RUNTIME', 'pruned by a join\'s runtime filter'],
     ['PRUNED_TOP_N', 'pruned by the top-N\'s bound (ORDER BY … LIMIT)'],
+    ['FROM_STATISTICS', 'answered from its footer statistics (no page read)'],
     ['READ_PAGES_PRUNED', 'read, pages pruned (hatched part)'],
     ['READ', 'read whole'],
   ];

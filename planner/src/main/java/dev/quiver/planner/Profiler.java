@@ -227,6 +227,7 @@ final class Profiler {
         case TOP_N -> RowGroupOutcome.Outcome.PRUNED_TOP_N;
       };
     }
+    if (r.fromStatistics()) return RowGroupOutcome.Outcome.FROM_STATISTICS;
     return r.pagesPruned() > 0 ? RowGroupOutcome.Outcome.READ_PAGES_PRUNED : RowGroupOutcome.Outcome.READ;
   }
 

@@ -242,6 +242,22 @@ class ProfileTest {
   }
 
   @Test
+  void rowGroupsAnsweredFromStatisticsAndPrunedByATopNAreTheirOwnOutcomes() {
+    ScanProfile stats = run(engine, "SELECT count(*), min(l_orderkey), max(l_orderkey) FROM lineitem", false)
+        .profile().scans().get(0);
+    assertThat(stats.rowGroups()).hasSize(10).allSatisfy(g -> {
+      assertThat(g.outcome()).isEqualTo(Outcome.FROM_STATISTICS);
+      assertThat(g.rowsRead()).isZero();
+    });
+    // the sample's lineitem is sorted by l_shipdate: the ten latest sit in its last row group (a day may straddle
+    // two), the others cannot beat them
+    ScanProfile top = run(engine, "SELECT l_shipdate FROM lineitem ORDER BY l_shipdate DESC LIMIT 10", false)
+        .profile().scans().get(0);
+    assertThat(count(top.rowGroups(), Outcome.PRUNED_TOP_N)).isGreaterThanOrEqualTo(8);
+    assertThat(top.rowGroups().get(9).outcome()).isIn(Outcome.READ, Outcome.READ_PAGES_PRUNED);
+  }
+
+  @Test
   void theSimplifiersRewritesAreListedOnlyWhenItIsOn() {
     String sql = "SELECT count(*) FROM lineitem WHERE extract(year FROM l_shipdate) = 1995";
     ProfiledRun on = run(engine, sql, false);

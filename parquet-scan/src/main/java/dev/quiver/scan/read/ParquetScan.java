@@ -646,7 +646,8 @@ public final class ParquetScan implements AutoCloseable {
       metrics.rowGroup();
       metrics.answeredFromStatistics();
       if (metrics.recordsRowGroups()) {
-        metrics.report(report(ordinal, file, footer, index, statsColumns, null, 0, 0, 0, block.getRowCount()));
+        metrics.report(report(ordinal, file, footer, index, statsColumns, null, 0, 0, 0, block.getRowCount())
+            .answeredFromStatistics());
       }
       return true;
     }

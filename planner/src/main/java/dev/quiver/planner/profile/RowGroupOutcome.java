@@ -10,5 +10,5 @@ import java.util.List;
  */
 public record RowGroupOutcome(String file, int index, long rows, long compressedBytes, Outcome outcome,
     int pagesTotal, int pagesPruned, long rowsRead, long rowsMatching, List<ColumnStat> stats) {
-  public enum Outcome { PRUNED_PARTITION, PRUNED_STATISTICS, PRUNED_DICTIONARY, PRUNED_BLOOM, PRUNED_RUNTIME, PRUNED_TOP_N, READ_PAGES_PRUNED, READ }
+  public enum Outcome { PRUNED_PARTITION, PRUNED_STATISTICS, PRUNED_DICTIONARY, PRUNED_BLOOM, PRUNED_RUNTIME, PRUNED_TOP_N, FROM_STATISTICS, READ_PAGES_PRUNED, READ }
 }
