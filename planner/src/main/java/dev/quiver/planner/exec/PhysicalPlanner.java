@@ -119,8 +119,69 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     return new EmptyExec(p.schema());
   }
 
+  /** Windows whose row_number() a filter right above keeps to {@code <= k}: k (WindowExec's per-partition limit). */
+  private final java.util.Map<LogicalPlan.Window, Long> windowLimits = new java.util.IdentityHashMap<>();
+
+  /** The largest per-partition limit used: beyond it a heap per partition is no cheaper than the sort. */
+  static final long WINDOW_LIMIT_MAX = 10_000;
+
+  /**
+   * Notes a per-partition limit for the window below {@code p} (directly, or through one projection that passes
+   * its columns on) when all its calls are {@code row_number()} over one partitioning and order and a conjunct of
+   * {@code p} keeps a row number to {@code <= k}, {@code < k} or {@code = k}: rows numbered above k then fail the
+   * filter, and the first k of each partition are numbered as in the whole input.
+   */
+  private void noteWindowLimit(LogicalPlan.Filter p) {
+    LogicalPlan below = p.input();
+    LogicalPlan.Project project = below instanceof LogicalPlan.Project pr ? pr : null;
+    if (project != null) below = project.input();
+    if (!(below instanceof LogicalPlan.Window w) || w.calls().isEmpty()) return;
+    LogicalPlan.WindowCall first = w.calls().get(0);
+    java.util.Set<String> numbers = new java.util.HashSet<>();
+    for (LogicalPlan.WindowCall c : w.calls()) {
+      if (c.func() != LogicalPlan.WindowFunc.ROW_NUMBER || !c.partitionBy().equals(first.partitionBy())
+          || !c.orderBy().equals(first.orderBy())) {
+        return;
+      }
+      numbers.add(c.name());
+    }
+    for (dev.quiver.planner.expr.Expr c : dev.quiver.planner.expr.Exprs.conjuncts(p.condition())) {
+      if (!(c instanceof dev.quiver.planner.expr.Expr.Comparison cmp)) continue;
+      boolean columnLeft = cmp.left() instanceof dev.quiver.planner.expr.Expr.ColumnRef;
+      dev.quiver.planner.expr.Expr col = columnLeft ? cmp.left() : cmp.right();
+      dev.quiver.planner.expr.Expr lit = columnLeft ? cmp.right() : cmp.left();
+      if (!(col instanceof dev.quiver.planner.expr.Expr.ColumnRef ref)
+          || !(lit instanceof dev.quiver.planner.expr.Expr.Literal l) || !(l.value() instanceof Long k)) {
+        continue;
+      }
+      String name = ref.name();
+      if (project != null) {
+        name = null;
+        for (LogicalPlan.NamedExpr n : project.exprs()) {
+          if (n.name().equals(ref.name()) && n.expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef src) name = src.name();
+        }
+      }
+      if (name == null || !numbers.contains(name)) continue;
+      dev.quiver.planner.expr.Expr.CmpOp op = cmp.op();
+      if (!columnLeft) { // k op rn: the mirrored comparison
+        op = switch (op) { case LT -> dev.quiver.planner.expr.Expr.CmpOp.GT; case LE -> dev.quiver.planner.expr.Expr.CmpOp.GE;
+          case GT -> dev.quiver.planner.expr.Expr.CmpOp.LT; case GE -> dev.quiver.planner.expr.Expr.CmpOp.LE; default -> op; };
+      }
+      long limit = switch (op) {
+        case LE, EQ -> k;
+        case LT -> k - 1;
+        default -> -1;
+      };
+      if (limit >= 1 && limit <= WINDOW_LIMIT_MAX) {
+        Long had = windowLimits.get(w);
+        windowLimits.put(w, had == null ? limit : Math.min(had, limit));
+      }
+    }
+  }
+
   @Override
   public Operator visitFilter(LogicalPlan.Filter p) {
+    noteWindowLimit(p);
     if (parallelPipelines && overScan(p)) return fused(p, null, null);
     return new FilterExec(plan(p.input()), p.condition(), allocator, ctx);
   }
@@ -566,9 +627,10 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
         }
         calls.add(new WindowExec.Call(c, args, partition, order));
       }
+      Long limit = windowLimits.get(p);
       String description = "WindowExec: " + p.calls().stream().map(c -> c + " AS " + c.name())
-          .collect(java.util.stream.Collectors.joining(", "));
-      return new WindowExec(input, p.schema(), calls, description, allocator, batchRows);
+          .collect(java.util.stream.Collectors.joining(", ")) + (limit == null ? "" : " partition_limit=" + limit);
+      return new WindowExec(input, p.schema(), calls, description, allocator, batchRows, limit == null ? -1 : limit);
     } catch (RuntimeException e) {
       input.close();
       throw e;

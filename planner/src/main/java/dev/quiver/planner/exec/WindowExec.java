@@ -22,6 +22,7 @@ import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -52,6 +53,10 @@ public final class WindowExec extends Operator {
   private final int batchRows;
   private final MemoryReservation memory;
   private final List<VectorSchemaRoot> batches = new ArrayList<>();
+  /** Rows kept per partition (-1: all), see the constructor. */
+  private final long partitionLimit;
+  /** Rows the per-partition limit kept (for EXPLAIN ANALYZE), -1 without one. */
+  private long keptRows = -1;
   private final List<ColumnValues> evaluated = new ArrayList<>();
   private int[] batchStart;
   private int rowCount;
@@ -60,6 +65,19 @@ public final class WindowExec extends Operator {
   private int emitted;
 
   WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows) {
+    this(input, schema, calls, description, allocator, batchRows, -1);
+  }
+
+  /**
+   * As above; with {@code partitionLimit} k > 0 — every call a {@code row_number()} over the same partitioning and
+   * order, under a filter that keeps only {@code row_number <= k} — only the first k rows of each partition (by the
+   * order, ties by input order, as the stable sort numbers them) are kept, found with a bounded heap per partition,
+   * and only they are sorted and output. Their row numbers are those of the whole input: a row's number counts the
+   * rows before it in its partition, and every row before a kept row is kept.
+   */
+  WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows,
+      long partitionLimit) {
+    this.partitionLimit = partitionLimit;
     this.input = input;
     this.schema = schema;
     this.calls = List.copyOf(calls);
@@ -72,6 +90,15 @@ public final class WindowExec extends Operator {
   @Override public Schema schema() { return schema; }
   @Override public List<Operator> children() { return List.of(input); }
   @Override public String describe() { return description; }
+
+  /** With a per-partition limit: the rows it kept, {@code kept_rows}. */
+  @Override
+  public Map<String, Long> metrics() {
+    if (partitionLimit <= 0) return super.metrics();
+    Map<String, Long> m = new java.util.LinkedHashMap<>(super.metrics());
+    if (keptRows >= 0) m.put("kept_rows", keptRows);
+    return m;
+  }
 
   private static final int CHECK_EVERY = 1 << 14;
   private int ticks;
@@ -135,9 +162,9 @@ public final class WindowExec extends Operator {
       for (List<ColumnValues> v : eval(first.partition())) part.add(keyColumn(v, null));
       List<KeyColumn> ordKeys = new ArrayList<>();
       for (int k = 0; k < ord.size(); k++) ordKeys.add(keyColumn(ord.get(k), first.order().get(k)));
-      sorted = sort(part, ordKeys);
+      sorted = partitionLimit > 0 ? sort(part, ordKeys, firstOfEachPartition(first, ordKeys)) : sort(part, ordKeys);
       // partition and peer boundaries
-      int n = rowCount;
+      int n = sorted.length;
       int[] peerStart = new int[n];
       int[] peerEnd = new int[n];
       memory.add(8L * n);
@@ -160,7 +187,7 @@ public final class WindowExec extends Operator {
       for (int d : group) {
         Call call = calls.get(d);
         memory.add(40L * n);
-        results[d] = new Object[n];
+        results[d] = new Object[rowCount]; // by global row id (with a partition limit only the kept ones are set)
         Evaluation ev = new Evaluation(call, eval(call.args()), ord, sorted, peerStart, peerEnd, results[d]);
         for (int s = 0; s < n; ) {
           int e = s + 1;
@@ -274,16 +301,115 @@ public final class WindowExec extends Operator {
 
   /** The row references in the order of (partition keys, order keys), stable. */
   private long[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
-    List<KeyColumn> keys = new ArrayList<>(part);
-    keys.addAll(ord);
     int[] ids = new int[rowCount];
     for (int i = 0; i < rowCount; i++) ids[i] = i;
-    memory.add(8L * rowCount);
+    return sort(part, ord, ids);
+  }
+
+  /**
+   * The global ids, ascending, of the first {@link #partitionLimit} rows of each partition of {@code call} in the
+   * order {@code ord} (ties: the earlier row first): partitions numbered by a {@link GroupTable} over the partition
+   * columns, a row compared with its partition's worst kept row only when the partition is full.
+   */
+  private int[] firstOfEachPartition(Call call, List<KeyColumn> ord) {
+    int k = (int) partitionLimit;
+    List<org.apache.arrow.vector.types.pojo.ArrowType> types = new ArrayList<>();
+    for (dev.quiver.planner.expr.Expr e : call.call().partitionBy()) types.add(e.type());
+    GroupTable partitions = types.isEmpty() ? null : new GroupTable(types);
+    List<List<ColumnValues>> partValues = eval(call.partition());
+    int[] heaps = new int[0]; // partition p's kept rows: heaps[p * k, p * k + sizes[p]), worst first
+    int[] sizes = new int[0];
+    int[] pids = new int[0];
+    long kept = 0;
+    for (int b = 0; b < batches.size(); b++) {
+      int n = batches.get(b).getRowCount();
+      if (pids.length < n) pids = new int[n];
+      if (partitions != null) {
+        List<ColumnValues> keys = new ArrayList<>();
+        for (List<ColumnValues> v : partValues) keys.add(v.get(b));
+        partitions.batch(keys, n);
+        partitions.ids(0, n, pids);
+      } else {
+        java.util.Arrays.fill(pids, 0, n, 0);
+      }
+      int count = partitions == null ? 1 : partitions.groups();
+      if (sizes.length < count) {
+        int old = sizes.length;
+        int cap = Math.max(count, 2 * old);
+        sizes = java.util.Arrays.copyOf(sizes, cap);
+        heaps = java.util.Arrays.copyOf(heaps, Math.multiplyExact(cap, k));
+        memory.add(4L * (cap - old) * (k + 1));
+      }
+      for (int i = 0; i < n; i++) {
+        int g = batchStart[b] + i;
+        int p = pids[i];
+        int at = p * k;
+        int size = sizes[p];
+        if (size < k) {
+          heaps[at + size] = g;
+          sizes[p] = size + 1;
+          siftUp(heaps, at, size, ord);
+          kept++;
+        } else if (compare(ord, g, heaps[at]) < 0) { // better than the worst kept (a tie is not: it came later)
+          heaps[at] = g;
+          siftDown(heaps, at, k, ord);
+        }
+      }
+    }
+    int total = 0;
+    int partitionCount = partitions == null ? (rowCount > 0 ? 1 : 0) : partitions.groups();
+    for (int p = 0; p < partitionCount; p++) total += sizes[p];
+    int[] ids = new int[total];
+    int o = 0;
+    for (int p = 0; p < partitionCount; p++) for (int j = 0; j < sizes[p]; j++) ids[o++] = heaps[p * k + j];
+    java.util.Arrays.sort(ids);
+    keptRows = total;
+    if (partitions != null) memory.add(partitions.bytes());
+    return ids;
+  }
+
+  /** Whether kept row {@code a} sorts after kept row {@code b} (the heap's top is its worst row). */
+  private boolean worse(List<KeyColumn> ord, int a, int b) {
+    int c = compare(ord, a, b);
+    return c > 0 || c == 0 && a > b;
+  }
+
+  private void siftUp(int[] h, int at, int i, List<KeyColumn> ord) {
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (!worse(ord, h[at + i], h[at + parent])) return;
+      int t = h[at + i];
+      h[at + i] = h[at + parent];
+      h[at + parent] = t;
+      i = parent;
+    }
+  }
+
+  private void siftDown(int[] h, int at, int size, List<KeyColumn> ord) {
+    int i = 0;
+    while (true) {
+      int l = 2 * i + 1;
+      if (l >= size) return;
+      int w = l + 1 < size && worse(ord, h[at + l + 1], h[at + l]) ? l + 1 : l;
+      if (!worse(ord, h[at + w], h[at + i])) return;
+      int t = h[at + i];
+      h[at + i] = h[at + w];
+      h[at + w] = t;
+      i = w;
+    }
+  }
+
+  /** Global ids {@code ids} (ascending) sorted by {@code part} then {@code ord}, stably, as row references. */
+  private long[] sort(List<KeyColumn> part, List<KeyColumn> ord, int[] ids) {
+    List<KeyColumn> keys = new ArrayList<>(part);
+    keys.addAll(ord);
+    int count = ids.length;
+    memory.add(8L * count);
     int[] aux = ids.clone();
-    mergeSort(aux, ids, 0, rowCount, keys);
-    long[] out = new long[rowCount];
+    mergeSort(aux, ids, 0, count, keys);
+    long[] out = new long[count];
     int b = 0;
-    for (int i = 0; i < rowCount; i++) {
+    for (int i = 0; i < count; i++) {
       int g = ids[i];
       // the batch holding global row g
       int lo = 0;
