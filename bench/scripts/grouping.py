@@ -1,4 +1,4 @@
-"""Grouped and DISTINCT aggregation on the 20 M-row file of top_n.py: Quiver before and after a change and DuckDB
+"""Grouped and DISTINCT aggregation, and a ranked window, on the 20 M-row file of top_n.py: Quiver before and after a change and DuckDB
 (2 threads) in the same run, each query 2 warm-ups then the median of 5; answers compared with DuckDB's.
 
   python3 bench/scripts/grouping.py AFTER_JAR [--before BEFORE_JAR] [--dir /tmp/quiver-topn]"""
@@ -15,6 +15,10 @@ QUERIES = [
     ("count(DISTINCT) per group", "SELECT g, count(DISTINCT s) FROM t GROUP BY g"),
     ("decimal sum and avg, 100 groups", "SELECT g, avg(price), sum(price) FROM t GROUP BY g"),
     ("min/max per string group", "SELECT s, min(ts), max(price) FROM t GROUP BY s"),
+    ("top 2 per group (window)", "SELECT g, v FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC) "
+     "AS rn FROM t) s WHERE rn <= 2"),
+    ("top 1 of 100,000 partitions", "SELECT k, v FROM (SELECT id % 100000 AS k, v, row_number() OVER (PARTITION BY "
+     "id % 100000 ORDER BY v) AS rn FROM t) s WHERE rn = 1"),
 ]
 
 
