@@ -22,6 +22,22 @@ final class ArithmeticKernels {
     try (ColumnValues a = in.eval(batch, alloc)) {
       FieldVector out = Vectors.create("", to, alloc, n);
       try {
+        // integer to integer or to double: no object per row; a value out of range takes the general path (its error)
+        boolean integers = from instanceof ArrowType.Int fi && (fi.getIsSigned() || fi.getBitWidth() < 64);
+        if (integers && to instanceof ArrowType.Int ti && (ti.getIsSigned() || ti.getBitWidth() < 64)) {
+          for (int i = 0; i < n; i++) {
+            if (a.isNull(i)) continue;
+            long v = a.getLong(i);
+            if (Casts.fits(v, ti)) Vectors.setLong(out, i, v);
+            else Vectors.set(out, i, castOne(v, from, to, safe, ctx));
+          }
+          return Kernels.done(out, n);
+        }
+        if (integers && to instanceof ArrowType.FloatingPoint fp
+            && fp.getPrecision() == org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE) {
+          for (int i = 0; i < n; i++) if (!a.isNull(i)) Vectors.set(out, i, (double) a.getLong(i));
+          return Kernels.done(out, n);
+        }
         for (int i = 0; i < n; i++) {
           Object v = a.getObject(i);
           if (v == null) continue;
@@ -39,6 +55,16 @@ final class ArithmeticKernels {
         throw e;
       }
       return Kernels.done(out, n);
+    }
+  }
+
+  /** One value cast the general way: null where a safe cast (TRY_CAST) fails on the data. */
+  private static Object castOne(Object v, ArrowType from, ArrowType to, boolean safe, EvalContext ctx) {
+    try {
+      return Casts.cast(v, from, to, ctx.zone());
+    } catch (QuiverException e) {
+      if (!safe || e.code() != ErrorCode.DATA_ERROR) throw e;
+      return null;
     }
   }
 
