@@ -2,10 +2,10 @@
 (2 threads) in the same run, each query 2 warm-ups then the median of 5; answers compared with DuckDB's.
 
   python3 bench/scripts/grouping.py AFTER_JAR [--before BEFORE_JAR] [--dir /tmp/quiver-topn]"""
-import argparse, os, statistics, time
+import argparse, os
 import duckdb
 from flightbench import start, run
-from top_n import generate
+from top_n import generate, med
 
 QUERIES = [
     ("100 integer groups", "SELECT g, sum(v), count(*) FROM t GROUP BY g"),
@@ -20,17 +20,6 @@ QUERIES = [
     ("top 1 of 100,000 partitions", "SELECT k, v FROM (SELECT id % 100000 AS k, v, row_number() OVER (PARTITION BY "
      "id % 100000 ORDER BY v) AS rn FROM t) s WHERE rn = 1"),
 ]
-
-
-def med(f, warm=2, n=5):
-    for _ in range(warm):
-        f()
-    ts = []
-    for _ in range(n):
-        t = time.perf_counter()
-        f()
-        ts.append((time.perf_counter() - t) * 1000)
-    return statistics.median(ts)
 
 
 def canon(rows):
@@ -60,11 +49,11 @@ def main():
             for label, (_, client) in servers.items():
                 try:
                     same &= canon(tuple(r.values()) for r in run(client, sql)) == expect
-                    times[label] = med(lambda: run(client, sql))
+                    times[label] = med(lambda: run(client, sql), 2, 5)
                 except Exception as e:  # e.g. over --query-memory
                     times[label] = float("nan")
                     print(f"<!-- {label}: {str(e)[:120]} -->")
-            d = med(lambda: duck.execute(sql).fetchall())
+            d = med(lambda: duck.execute(sql).fetchall(), 2, 5)
             b = times.get("before", float("nan"))
             print(f"| {name} | `{sql}` | {b:.1f} | {times['after']:.1f} | {d:.1f} | {b / d:.2f} | "
                   f"{times['after'] / d:.2f} | {same} |", flush=True)

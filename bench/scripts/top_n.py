@@ -5,9 +5,9 @@ DuckDB (2 threads) in the same run, each query timed in turn; the row groups Qui
 
 The file: `id` 0..N-1 in order (sorted across row groups), `ts` a timestamp rising with id, `v` a random BIGINT,
 `g` one of 100 groups, `price` a DECIMAL(12,2), `s` a short string; DuckDB's default row groups (122,880 rows)."""
-import argparse, os, re, statistics, time
+import argparse, os, re
 import duckdb
-from flightbench import start, run
+from flightbench import start, run, timed
 
 QUERIES = [
     ("non-key column, all columns", "SELECT * FROM t ORDER BY v LIMIT 10"),
@@ -31,14 +31,8 @@ def generate(path, rows):
 
 
 def med(f, warm=3, n=11):
-    for _ in range(warm):
-        f()
-    ts = []
-    for _ in range(n):
-        t = time.perf_counter()
-        f()
-        ts.append((time.perf_counter() - t) * 1000)
-    return statistics.median(ts)
+    """Median ms of n runs of f after warm warm-ups (flightbench.timed)."""
+    return timed(f, warm, n)[0]
 
 
 def main():

@@ -265,22 +265,6 @@ class ParallelPipelinesTest {
 
   /** Runs {@code sql}; the allocator is closed after, so a leak fails the test. */
   private static List<List<Object>> run(String sql, QuerySettings settings) {
-    List<List<Object>> out = new ArrayList<>();
-    try (BufferAllocator allocator = new RootAllocator(64 << 20)) {
-      PreparedQuery q = engine.prepare(sql, allocator, settings);
-      try (QueryExecution ex = engine.execute(q, allocator)) {
-        VectorSchemaRoot next;
-        while ((next = ex.next()) != null) {
-          try (VectorSchemaRoot b = next) {
-            for (int i = 0; i < b.getRowCount(); i++) {
-              List<Object> row = new ArrayList<>();
-              for (var v : b.getFieldVectors()) row.add(v.getObject(i));
-              out.add(row);
-            }
-          }
-        }
-      }
-    }
-    return out;
+    return TestTables.run(engine, sql, settings);
   }
 }

@@ -108,8 +108,19 @@ public final class TestTables {
 
   /** Runs {@code sql} and returns its rows as {@code getObject} values. */
   static List<List<Object>> run(QueryEngine engine, BufferAllocator allocator, String sql) {
+    return rows(engine, engine.prepare(sql, allocator), allocator);
+  }
+
+  /** Runs {@code sql} with {@code settings} under an allocator of its own, closed after: a leak fails the test. */
+  static List<List<Object>> run(QueryEngine engine, String sql, QuerySettings settings) {
+    try (BufferAllocator allocator = new org.apache.arrow.memory.RootAllocator(256 << 20)) {
+      return rows(engine, engine.prepare(sql, allocator, settings), allocator);
+    }
+  }
+
+  /** The rows of {@code q}, executed under {@code allocator}, as {@code getObject} values. */
+  private static List<List<Object>> rows(QueryEngine engine, PreparedQuery q, BufferAllocator allocator) {
     List<List<Object>> out = new ArrayList<>();
-    PreparedQuery q = engine.prepare(sql, allocator);
     try (QueryExecution ex = engine.execute(q, allocator)) {
       VectorSchemaRoot next;
       while ((next = ex.next()) != null) {
@@ -118,27 +129,6 @@ public final class TestTables {
             List<Object> row = new ArrayList<>();
             for (var v : b.getFieldVectors()) row.add(v.getObject(i));
             out.add(row);
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Runs {@code sql} with {@code settings} under an allocator of its own, closed after: a leak fails the test. */
-  static List<List<Object>> run(QueryEngine engine, String sql, QuerySettings settings) {
-    List<List<Object>> out = new ArrayList<>();
-    try (BufferAllocator allocator = new org.apache.arrow.memory.RootAllocator(256 << 20)) {
-      PreparedQuery q = engine.prepare(sql, allocator, settings);
-      try (QueryExecution ex = engine.execute(q, allocator)) {
-        VectorSchemaRoot next;
-        while ((next = ex.next()) != null) {
-          try (VectorSchemaRoot b = next) {
-            for (int i = 0; i < b.getRowCount(); i++) {
-              List<Object> row = new ArrayList<>();
-              for (var v : b.getFieldVectors()) row.add(v.getObject(i));
-              out.add(row);
-            }
           }
         }
       }

@@ -168,16 +168,10 @@ final class PartialAggregate {
     /** The states of the groups seen, in order of first appearance; null when no row came. */
     VectorSchemaRoot emit() {
       if (rows == 0) return null;
-      List<Field> fields = spec.stateSchema().getFields();
       int count = groupCount;
-      List<FieldVector> out = new ArrayList<>(fields.size());
+      VectorSchemaRoot batch = AggregateExec.emptyBatch(spec.stateSchema(), allocator, count);
+      List<FieldVector> out = batch.getFieldVectors();
       try {
-        for (Field f : fields) {
-          FieldVector v = f.createVector(allocator);
-          out.add(v);
-          v.setInitialCapacity(count);
-          v.allocateNew();
-        }
         int nk = spec.keys().size();
         for (int c = 0; c < nk; c++) table.writeKeys(c, out.get(c), 0, count);
         int col = nk;
@@ -199,11 +193,12 @@ final class PartialAggregate {
           }
         }
         for (FieldVector v : out) v.setValueCount(count);
+        batch.setRowCount(count);
       } catch (RuntimeException | Error e) {
-        out.forEach(FieldVector::close);
+        batch.close();
         throw e;
       }
-      return new VectorSchemaRoot(fields, out, count);
+      return batch;
     }
 
     @Override
