@@ -2,7 +2,7 @@ package dev.quiver.bench;
 
 import java.util.Arrays;
 
-/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|tpcds|scaling|profile|scaleout|inlist|jmh [options]}. */
+/** {@code java -jar bench/target/quiver-bench.jar planning|pruning|floor|load|tpch|tpcds|scaling|profile|scaleout|inlist|h2o|jmh [options]}. */
 public final class Bench {
   private Bench() {}
 
@@ -21,6 +21,7 @@ public final class Bench {
       case "profile" -> ProfileBenchmark.main(rest);
       case "scaleout" -> ScaleOutBenchmark.main(rest);
       case "inlist" -> InListBenchmark.main(rest);
+      case "h2o" -> H2oBenchmark.main(rest);
       case "jmh" -> dev.quiver.bench.jmh.JmhMain.main(rest);
       default -> {
         System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
@@ -33,6 +34,7 @@ public final class Bench {
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar profile [--sf 1] [--layout shuffled] [--runs 20] [--out bench/results]");
         System.err.println("       java -Xmx6g -jar bench/target/quiver-bench.jar scaleout [--sf 1] [--runs 3] [--max-warm-up 3] [--k 2,4] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar inlist [--runs 5]");
+        System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar h2o [--rows 10000000 | --data DIR] [--runs 5] [--queries q1,q7] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar jmh [--out bench/results] [JMH options, -h for them]");
         System.exit(2);
       }

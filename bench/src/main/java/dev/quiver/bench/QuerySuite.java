@@ -22,8 +22,22 @@ final class QuerySuite {
   /** One query of the suite. */
   record Query(String name, String sql) {}
 
-  /** What to run: {@code title} heads the Markdown file, {@code tables} become DuckDB views over {@code data}. */
-  record Spec(String title, String dataNote, Path data, List<String> tables, List<Query> queries) {}
+  /**
+   * What to run: {@code title} heads the Markdown file, {@code tables} become DuckDB views over {@code data}; Quiver
+   * runs with {@code queryMemory} per query; with {@code checkAnswers}, a query's answers (up to
+   * {@value #CHECKED_ROWS} rows) are compared as multisets, floating-point numbers to a relative 1e-{@value #DIGITS}.
+   */
+  record Spec(String title, String dataNote, Path data, List<String> tables, List<Query> queries, long queryMemory,
+      boolean checkAnswers) {
+    Spec(String title, String dataNote, Path data, List<String> tables, List<Query> queries) {
+      this(title, dataNote, data, tables, queries, 8L << 30, false);
+    }
+  }
+
+  /** The largest answer {@link Spec#checkAnswers} compares. */
+  static final int CHECKED_ROWS = 250_000;
+  /** {@link Spec#checkAnswers} takes doubles within a relative 1e-DIGITS as equal. */
+  static final int DIGITS = 9;
 
   /** Quiver's statement timeout for each query of a suite. */
   static final long QUIVER_TIMEOUT_MS = 300_000;
@@ -40,8 +54,11 @@ final class QuerySuite {
         .append("steady state = after warming up until the median of ").append(Timing.GROUP)
         .append(" runs stopped improving by ").append(Timing.IMPROVEMENT_PERCENT).append("% (at most ")
         .append(maxWarmUp).append(" runs; `warm` = how many it took).\n\n")
-        .append("| query | rows | Quiver first | warm | Quiver median | Quiver min | DuckDB first | DuckDB median | DuckDB min | Quiver/DuckDB | first/steady |\n")
-        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        .append(spec.checkAnswers() ? "`same answer`: the answers compared as multisets of rows, floating-point numbers to a relative 1e-" + DIGITS
+            + " (answers over " + CHECKED_ROWS + " rows: counted only).\n\n" : "")
+        .append("| query | rows | Quiver first | warm | Quiver median | Quiver min | DuckDB first | DuckDB median | DuckDB min | Quiver/DuckDB | first/steady |")
+        .append(spec.checkAnswers() ? " same answer |\n" : "\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(spec.checkAnswers() ? "---|\n" : "\n");
     double sumFirst = 0;
     double worstFirst = 0;
     double sumQ = 0;
@@ -49,7 +66,7 @@ final class QuerySuite {
     double logRatio = 0;
     int answered = 0;
     StringBuilder failures = new StringBuilder();
-    try (QuiverServer server = QuiverServer.start(spec.data().toString(), "127.0.0.1", 0, 8L << 30);
+    try (QuiverServer server = QuiverServer.start(spec.data().toString(), "127.0.0.1", 0, spec.queryMemory());
         Connection quiver = DriverManager.getConnection(server.jdbcUrl());
         Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
       try (Statement s = quiver.createStatement()) {
@@ -83,6 +100,10 @@ final class QuerySuite {
         String line = String.format(Locale.ROOT, "| %s | %d%s | %.1f | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
             name, rows, rows == duckRows ? "" : " (DuckDB " + duckRows + ")", qt.firstMs(), qt.warmUpRuns(), qm,
             qt.min(), dt.firstMs(), dm, dt.min(), qm / dm, qt.firstOverSteady());
+        if (spec.checkAnswers()) {
+          line += rows > CHECKED_ROWS || rows != duckRows ? " " + (rows == duckRows) + " (counted) |"
+              : " " + sameAnswer(answer(quiver, sql), answer(duck, sql)) + " |";
+        }
         System.out.println(line);
         md.append(line).append('\n');
       }
@@ -157,6 +178,57 @@ final class QuerySuite {
       }
     }
     return n;
+  }
+
+  /**
+   * The rows of {@code sql}'s answer, sorted: floating-point values as doubles, everything else as text (integers
+   * and decimals by value).
+   */
+  static List<List<Object>> answer(Connection c, String sql) throws SQLException {
+    List<List<Object>> out = new java.util.ArrayList<>();
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int cols = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<Object> row = new java.util.ArrayList<>(cols);
+        for (int i = 1; i <= cols; i++) {
+          Object v = rs.getObject(i);
+          if (v instanceof Double || v instanceof Float) row.add(((Number) v).doubleValue());
+          else if (v instanceof Number n) row.add(new java.math.BigDecimal(n.toString()).stripTrailingZeros().toPlainString());
+          else row.add(String.valueOf(v));
+        }
+        out.add(row);
+      }
+    }
+    out.sort(QuerySuite::compareRows);
+    return out;
+  }
+
+  private static int compareRows(List<Object> a, List<Object> b) {
+    for (int i = 0; i < a.size(); i++) {
+      Object x = a.get(i);
+      Object y = b.get(i);
+      int c = x instanceof Double dx && y instanceof Double dy ? Double.compare(dx, dy) : String.valueOf(x).compareTo(String.valueOf(y));
+      if (c != 0) return c;
+    }
+    return 0;
+  }
+
+  /** Whether two sorted answers are equal, doubles within a relative {@code 1e-}{@value #DIGITS}. */
+  static boolean sameAnswer(List<List<Object>> a, List<List<Object>> b) {
+    if (a.size() != b.size()) return false;
+    for (int r = 0; r < a.size(); r++) {
+      List<Object> x = a.get(r);
+      List<Object> y = b.get(r);
+      if (x.size() != y.size()) return false;
+      for (int i = 0; i < x.size(); i++) {
+        if (x.get(i) instanceof Double dx && y.get(i) instanceof Double dy) {
+          if (!(dx.equals(dy) || Math.abs(dx - dy) <= Math.pow(10, -DIGITS) * Math.max(Math.abs(dx), Math.abs(dy)))) return false;
+        } else if (!x.get(i).equals(y.get(i))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** The error's first line, without the driver's echo of the query, fit for a table cell. */

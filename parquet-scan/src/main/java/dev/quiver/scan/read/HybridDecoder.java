@@ -104,10 +104,13 @@ final class HybridDecoder {
       java.util.Arrays.fill(packed, 0, count, 0);
       return;
     }
-    int bytes = count * bitWidth / 8;
+    int k = 0;
+    if (in.hasArray()) k = unpackGroups(count);
+    if (k == count) return;
+    // what is left (near the end of the array, or a buffer without one): byte by byte
+    int bytes = (count - k) * bitWidth / 8;
     long buffer = 0;
     int bits = 0;
-    int k = 0;
     int mask = bitWidth == 32 ? -1 : (1 << bitWidth) - 1;
     for (int i = 0; i < bytes; i++) {
       buffer |= (long) (in.get() & 0xFF) << bits;
@@ -118,6 +121,41 @@ final class HybridDecoder {
         bits -= bitWidth;
       }
     }
+  }
+
+  /**
+   * Unpacks whole groups of eight values with 8-byte little-endian reads from the buffer's array (a group of width
+   * {@code w} is {@code w} bytes; up to 8 bits wide, one read a group, else one a value), while such a read stays
+   * inside the array; returns the values unpacked (a multiple of 8), the buffer moved past their bytes.
+   */
+  private int unpackGroups(int count) {
+    byte[] a = in.array();
+    int w = bitWidth;
+    int start = in.arrayOffset() + in.position();
+    // the last group's last read starts at most w - 1 bytes into it; never past the buffer's limit (a short page
+    // is left to the byte-by-byte path and its error)
+    int groups = Math.min(Math.min(count / 8, in.remaining() / w), Math.max(0, (a.length - 8 - start) / w));
+    long mask = w == 32 ? 0xFFFFFFFFL : (1L << w) - 1;
+    int[] out = packed;
+    if (w <= 8) {
+      for (int gi = 0; gi < groups; gi++) {
+        long word = (long) dev.quiver.common.ArrowBulk.LONGS.get(a, start + gi * w);
+        int o = gi * 8;
+        for (int j = 0; j < 8; j++) out[o + j] = (int) ((word >>> (j * w)) & mask);
+      }
+    } else {
+      for (int gi = 0; gi < groups; gi++) {
+        int base = start + gi * w;
+        int o = gi * 8;
+        for (int j = 0; j < 8; j++) {
+          int bit = j * w;
+          long word = (long) dev.quiver.common.ArrowBulk.LONGS.get(a, base + (bit >>> 3));
+          out[o + j] = (int) ((word >>> (bit & 7)) & mask);
+        }
+      }
+    }
+    in.position(in.position() + groups * w);
+    return groups * 8;
   }
 
   private int readVarint() {

@@ -77,7 +77,7 @@ final class FinalAggregateExec extends Operator {
 
   private void grow(int groups) {
     if (groups <= groupCount) return;
-    memory.add((long) (groups - groupCount) * (64 + 48L * calls.size()));
+    memory.add((groups - groupCount) * GroupedAccumulator.chargePerGroup(merged));
     for (int a = 0; a < calls.size(); a++) {
       if (merged[a] != null) {
         merged[a].grow(groups);

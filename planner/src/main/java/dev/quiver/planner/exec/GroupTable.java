@@ -25,7 +25,12 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * NULL an id of its own; the value itself is kept once per distinct value); several columns then combine
  * pairwise, {@code (ids so far, next column's id)} packed into a long, in a further primitive table. Ids are
  * handed out in order of first appearance at every level, so group ids number the groups in the order their
- * first row arrived. Equality is SQL's: {@code -0.0} is {@code 0.0}, every NaN is one NaN, decimals compare by
+ * first row arrived. While the column ids fit side by side in 63 bits (each column given the bits its distinct
+ * count needs), the columns' ids are instead packed into one long looked up in one table: one
+ * probe a row whatever the number of columns, and no table per intermediate level (H2O's six-key query held five
+ * tables of ten million entries). A column that outgrows its bits widens them and the table is rebuilt from the
+ * groups' keys; when the widths no longer fit, the levels are built from the groups' keys, in group order, and
+ * used from then on. Equality is SQL's: {@code -0.0} is {@code 0.0}, every NaN is one NaN, decimals compare by
  * value, NULLs form one group.
  */
 final class GroupTable {
@@ -41,6 +46,12 @@ final class GroupTable {
    */
   private final Object[][] groupValues;
   private int groups;
+  /** With several columns, while their ids fit in one long: packed ids → group; else null (levels used). */
+  private LongIntMap packed;
+  /** Per column, the bits of its id in a packed key and where they start. */
+  private final int[] bits;
+  private final int[] shifts;
+  private long[] packedKeys = new long[0];
   private int[] scratch;
   private long chargedValues;
 
@@ -49,7 +60,15 @@ final class GroupTable {
     for (int c = 0; c < columns.length; c++) columns[c] = ColumnKeys.of(keyTypes.get(c));
     levels = new LongIntMap[columns.length];
     levelCounts = new int[columns.length];
-    for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
+    bits = new int[columns.length];
+    shifts = new int[columns.length];
+    if (columns.length > 1 && columns.length * MIN_BITS <= 63) {
+      Arrays.fill(bits, MIN_BITS);
+      for (int c = 1; c < columns.length; c++) shifts[c] = shifts[c - 1] + bits[c - 1];
+      packed = new LongIntMap();
+    } else {
+      for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
+    }
     groupKeys = new int[columns.length][16];
     groupValues = new Object[columns.length][];
     for (int c = 0; c < columns.length; c++) {
@@ -57,8 +76,63 @@ final class GroupTable {
     }
   }
 
+  /** The bits a column's packed id starts with. */
+  private static final int MIN_BITS = 4;
+
   int groups() {
     return groups;
+  }
+
+  /** Whether several key columns are looked up as one packed key (for tests). */
+  boolean packs() {
+    return packed != null;
+  }
+
+  /**
+   * Makes every column's ids (after this chunk's) fit its bits, widening them to what its distinct count needs (no
+   * more: H2O's six keys need 62 bits) and rebuilding the packed table (a column widens once per doubling of its
+   * distinct values, mostly early, while there are few groups); false, after building the levels, when the widths no longer fit in 63 bits.
+   */
+  private boolean fitPacked() {
+    boolean widened = false;
+    for (int c = 0; c < columns.length; c++) {
+      int count = columns[c].distinct();
+      if (bits[c] < 31 && count > (1 << bits[c])) {
+        bits[c] = Math.min(31, 64 - Long.numberOfLeadingZeros(count - 1L));
+        widened = true;
+      }
+    }
+    if (!widened) return true;
+    int total = 0;
+    for (int c = 0; c < columns.length; c++) {
+      shifts[c] = total;
+      total += bits[c];
+    }
+    if (total > 63) {
+      packed = null;
+      for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
+      for (int g = 0; g < groups; g++) {
+        long prev = groupKeys[0][g];
+        for (int c = 1; c < columns.length; c++) {
+          long key = (prev << 32) | (groupKeys[c][g] & 0xFFFFFFFFL);
+          int id = levels[c].get(key);
+          if (id < 0) {
+            id = levelCounts[c]++;
+            levels[c].put(key, id);
+          }
+          prev = id;
+        }
+      }
+      return false;
+    }
+    LongIntMap rebuilt = new LongIntMap(groups);
+    for (int g = 0; g < groups; g++) {
+      long key = 0;
+      for (int c = 0; c < columns.length; c++) key |= (long) groupKeys[c][g] << shifts[c];
+      rebuilt.put(key, g);
+    }
+    packed = rebuilt;
+    return true;
   }
 
   /** Starts a batch of {@code n} rows whose key columns are {@code keyValues}. */
@@ -81,6 +155,28 @@ final class GroupTable {
       return;
     }
     for (int c = 0; c < k; c++) columns[c].ids(lo, hi, columns[c].lastIds);
+    if (packed != null && fitPacked()) {
+      if (packedKeys.length < hi) packedKeys = new long[Math.max(hi, 1024)];
+      long[] keys = packedKeys;
+      int[] first = columns[0].lastIds;
+      for (int i = lo; i < hi; i++) keys[i] = first[i];
+      for (int c = 1; c < k; c++) {
+        int[] cur = columns[c].lastIds;
+        int shift = shifts[c];
+        for (int i = lo; i < hi; i++) keys[i] |= (long) cur[i] << shift;
+      }
+      LongIntMap table = packed;
+      for (int i = lo; i < hi; i++) {
+        int g = table.get(keys[i]);
+        if (g < 0) {
+          g = groups;
+          table.put(keys[i], g);
+          newGroup(g, i);
+        }
+        out[i] = g;
+      }
+      return;
+    }
     int[] prev = columns[0].lastIds;
     for (int c = 1; c < k; c++) {
       int[] cur = columns[c].lastIds;
@@ -140,6 +236,16 @@ final class GroupTable {
       }
       return;
     }
+    if (columns[c] instanceof BytesKeys bk && v instanceof BaseVariableWidthVector w) {
+      // the key bytes straight from the pool: no String made and encoded again per group
+      int[] ids = groupKeys[c];
+      for (int r = 0; r < count; r++) {
+        int id = ids[first + r];
+        if (id == bk.nullId) w.setNull(r);
+        else w.setSafe(r, bk.pool, bk.starts[id], bk.ends[id] - bk.starts[id]);
+      }
+      return;
+    }
     for (int r = 0; r < count; r++) Vectors.set(v, r, key(c, first + r));
   }
 
@@ -147,7 +253,8 @@ final class GroupTable {
   long bytes() {
     long b = 4L * groupKeys.length * groupKeys[0].length;
     for (ColumnKeys c : columns) b += c.bytes();
-    for (int c = 1; c < levels.length; c++) b += levels[c].bytes();
+    for (int c = 1; c < levels.length; c++) if (levels[c] != null) b += levels[c].bytes();
+    if (packed != null) b += packed.bytes() + 8L * packedKeys.length;
     return b;
   }
 

@@ -34,6 +34,24 @@ abstract class GroupedAccumulator {
   abstract Object result(int g);
 
   /**
+   * The bytes a group's state takes in this accumulator's arrays (an estimate for those that keep objects, which
+   * charge their objects' sizes themselves).
+   */
+  int bytesPerGroup() {
+    return 48;
+  }
+
+  /**
+   * The memory to charge per new group of aggregates {@code gs}: twice their states (the arrays grow by doubling)
+   * and the group's key ids.
+   */
+  static long chargePerGroup(GroupedAccumulator[] gs) {
+    long b = 16;
+    for (GroupedAccumulator g : gs) b += g == null ? 16 : 2L * g.bytesPerGroup();
+    return b;
+  }
+
+  /**
    * The values of groups {@code [first, first + count)} into slots {@code [0, count)} of {@code v} (allocated for
    * them); typed where a subclass can, else {@link #result} through {@link dev.quiver.planner.kernel.Vectors#set}.
    */
@@ -78,6 +96,7 @@ abstract class GroupedAccumulator {
   }
 
   private static final class CountStar extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 8; }
     long[] counts = new long[0];
     void grow(int count) { if (count > counts.length) counts = Arrays.copyOf(counts, capacity(counts.length, count)); }
     void batch(ColumnValues v, int n) {}
@@ -101,6 +120,7 @@ abstract class GroupedAccumulator {
   }
 
   private static final class Count extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 8; }
     long[] counts = new long[0];
     ColumnValues v;
     boolean nulls;
@@ -128,6 +148,7 @@ abstract class GroupedAccumulator {
    * overflow); only the exact total must fit, as in {@link Accumulator}'s, whatever the order of the rows.
    */
   private static final class LongSum extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 9; }
     final AggregateCall call;
     long[] sums = new long[0];
     boolean[] any = new boolean[0];
@@ -185,6 +206,7 @@ abstract class GroupedAccumulator {
 
   /** sum or avg of DOUBLE: the same additions in the same (row) order as {@link Accumulator}'s. */
   private static final class DoubleSum extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 16; }
     final boolean avg;
     double[] sums = new double[0];
     long[] counts = new long[0];
@@ -231,6 +253,7 @@ abstract class GroupedAccumulator {
    * spilling into a BigDecimal per group on overflow; values wider than a long go to the BigDecimal directly.
    */
   static final class DecimalSum extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 24; }
     final AggregateCall call;
     final boolean avg;
     final int scale;
@@ -349,6 +372,7 @@ abstract class GroupedAccumulator {
 
   /** Any other aggregate (min/max, DISTINCT, variance …): one {@link Accumulator} per group, row by row. */
   private static final class PerGroup extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 24; }
     final Accumulator.Factory factory;
     final MemoryReservation memory;
     Accumulator[] accs = new Accumulator[0];

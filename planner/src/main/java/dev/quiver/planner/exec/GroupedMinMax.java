@@ -12,6 +12,7 @@ import java.util.Arrays;
  * number, {@code -0.0} equal to {@code 0.0}, and on a tie the first value seen is kept).
  */
 final class GroupedMinMax extends GroupedAccumulator {
+  @Override int bytesPerGroup() { return 9; }
   private final boolean min;
   private final boolean doubles;
   private long[] longs = new long[0];

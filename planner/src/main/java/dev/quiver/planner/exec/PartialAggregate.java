@@ -146,7 +146,7 @@ final class PartialAggregate {
             table.ids(lo, hi, ids);
             int groups = table.groups();
             if (groups > groupCount) {
-              memory.add((long) (groups - groupCount) * (64 + 48L * na));
+              memory.add((groups - groupCount) * GroupedAccumulator.chargePerGroup(grouped));
               for (GroupedAccumulator g : grouped) g.grow(groups);
               groupCount = groups;
             }

@@ -71,4 +71,60 @@ class GroupTableTest {
       }
     }
   }
+
+  /**
+   * Several key columns: packed into one long while their ids fit (widening a column's bits as its distinct values
+   * grow, mid-batch), then on levels once six wide columns no longer fit in 63 bits; every row's group checked
+   * against a map of first appearances of the key tuple, and each group's keys read back.
+   */
+  @Test
+  void severalColumnsGetTheIdsOfTheirFirstAppearanceWhileWideningAndAfterFallingBack() {
+    Random r = new Random(5);
+    try (BufferAllocator allocator = new RootAllocator()) {
+      for (int columns : new int[] {2, 3, 6}) {
+        List<org.apache.arrow.vector.types.pojo.ArrowType> types = java.util.Collections.nCopies(columns, SqlTypes.BIGINT);
+        GroupTable table = new GroupTable(types);
+        assertThat(table.packs()).isTrue();
+        Map<List<Long>, Integer> firsts = new HashMap<>();
+        boolean packedAfterGrowth = false;
+        for (int batch = 0; batch < 12; batch++) {
+          int n = 4000;
+          // the domains grow batch by batch: column c draws from 3 + batch^(c+2) values
+          List<BigIntVector> vs = new java.util.ArrayList<>();
+          List<dev.quiver.planner.kernel.ColumnValues> values = new java.util.ArrayList<>();
+          try {
+            for (int c = 0; c < columns; c++) {
+              BigIntVector v = new BigIntVector("k" + c, allocator);
+              vs.add(v);
+              v.allocateNew(n);
+              long domain = 3 + (long) Math.min(1 << 22, Math.pow(batch, c + 2));
+              for (int i = 0; i < n; i++) {
+                if (r.nextInt(100) == 0) v.setNull(i);
+                else v.set(i, (long) (r.nextDouble() * domain) * 7 - 11);
+              }
+              v.setValueCount(n);
+              values.add(new VectorValues(v, false));
+            }
+            table.batch(values, n);
+            int[] ids = new int[n];
+            for (int lo = 0; lo < n; lo += 1000) table.ids(lo, lo + 1000, ids);
+            for (int i = 0; i < n; i++) {
+              List<Long> key = new java.util.ArrayList<>();
+              for (BigIntVector v : vs) key.add(v.isNull(i) ? null : v.get(i));
+              Integer want = firsts.putIfAbsent(key, firsts.size());
+              assertThat(ids[i]).as("row %d of batch %d, %d columns", i, batch, columns)
+                  .isEqualTo(want == null ? firsts.size() - 1 : want);
+              for (int c = 0; c < columns; c++) assertThat(table.key(c, ids[i])).isEqualTo(key.get(c));
+            }
+            assertThat(table.groups()).isEqualTo(firsts.size());
+            if (batch == 4) packedAfterGrowth = table.packs();
+          } finally {
+            vs.forEach(BigIntVector::close);
+          }
+        }
+        assertThat(packedAfterGrowth).as("still packed after widening, %d columns", columns).isTrue();
+        if (columns == 6) assertThat(table.packs()).as("six wide columns no longer fit in 63 bits").isFalse();
+      }
+    }
+  }
 }
