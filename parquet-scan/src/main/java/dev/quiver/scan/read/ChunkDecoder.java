@@ -188,6 +188,7 @@ final class ChunkDecoder {
       default -> { }
     }
     dictBytes = b;
+    dictArray = null;
     dictOffset = new int[n];
     dictLength = new int[n];
     for (int i = 0; i < n; i++) {
@@ -566,8 +567,8 @@ final class ChunkDecoder {
     if (dictArray == null) {
       ByteBuffer b = dictBytes.duplicate();
       b.position(0);
-      dictArray = new byte[b.limit()];
-      b.get(dictArray);
+      dictArray = new byte[b.limit() + 16]; // 16 bytes of slack: short strings are copied as two longs
+      b.get(dictArray, 0, b.limit());
     }
     long total = 0;
     for (int j = 0; j < count; j++) total += dictLength[idBuffer[j]];
@@ -576,7 +577,7 @@ final class ChunkDecoder {
     int start = v.getStartOffset(at);
     if (start + total > Integer.MAX_VALUE) throw new IllegalStateException("a batch of strings over 2 GiB");
     while (v.getDataBuffer().capacity() < start + total) v.reallocDataBuffer();
-    if (stringStage.length < total) stringStage = new byte[(int) Math.max(total, 1 << 14)];
+    if (stringStage.length < total + 16) stringStage = new byte[(int) Math.max(total + 16, 1 << 14)];
     if (offsetStage.length < 4 * count) offsetStage = new byte[Math.max(4 * count, 1 << 12)];
     byte[] st = stringStage;
     byte[] os = offsetStage;
@@ -585,7 +586,14 @@ final class ChunkDecoder {
     for (int j = 0; j < count; j++) {
       int id = idBuffer[j];
       int len = dictLength[id];
-      System.arraycopy(dict, dictOffset[id], st, p, len);
+      int from = dictOffset[id];
+      if (len <= 16) {
+        // two 8-byte moves instead of a copy call; what they write past the string the next one overwrites
+        ArrowBulk.LONGS.set(st, p, (long) ArrowBulk.LONGS.get(dict, from));
+        ArrowBulk.LONGS.set(st, p + 8, (long) ArrowBulk.LONGS.get(dict, from + 8));
+      } else {
+        System.arraycopy(dict, from, st, p, len);
+      }
       p += len;
       ArrowBulk.INTS.set(os, j << 2, start + p);
     }

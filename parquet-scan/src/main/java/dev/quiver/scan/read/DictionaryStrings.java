@@ -1,8 +1,7 @@
 package dev.quiver.scan.read;
 
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.arrow.vector.FieldVector;
 
 /**
@@ -11,10 +10,24 @@ import org.apache.arrow.vector.FieldVector;
  * that every consumer reads as one; a consumer that works per distinct value (a group-by key) can ask for the
  * indexes and map each dictionary entry once, then each row by its index: rows with equal indexes of the same
  * dictionary hold equal strings. A copy or transfer of the vector has none.
+ *
+ * <p>They are kept in a small direct-mapped table by the vector's identity hash (a weak reference to the vector and
+ * its indexes per slot; a vector tracked later may take the slot of one not yet consumed, whose consumer then
+ * hashes its strings as for any other vector). A synchronized {@code WeakHashMap} did this before and cost a fifth
+ * of a dictionary-string group-by (H2O q1): one put per batch and column, its chains long with vectors the
+ * collector had not yet cleared.
  */
 public final class DictionaryStrings {
-  private static final Map<FieldVector, DictionaryStrings> BY_VECTOR =
-      Collections.synchronizedMap(new WeakHashMap<>());
+  /** Slots: enough for the batches in flight, few enough that the indexes kept (a batch's ints each) stay small. */
+  private static final int SLOTS = 256;
+  private static final AtomicReferenceArray<Slot> BY_VECTOR = new AtomicReferenceArray<>(SLOTS);
+
+  private record Slot(WeakReference<FieldVector> vector, DictionaryStrings strings) {}
+
+  private static int slot(FieldVector v) {
+    int h = System.identityHashCode(v) * 0x9E3779B9;
+    return (h ^ (h >>> 16)) & (SLOTS - 1);
+  }
 
   private int[] ids;
   private Object dictionary;
@@ -25,14 +38,15 @@ public final class DictionaryStrings {
 
   /** The indexes of {@code v}'s rows, or null when it has none (not read so, or some row not dictionary-encoded). */
   public static DictionaryStrings of(FieldVector v) {
-    DictionaryStrings d = BY_VECTOR.get(v);
+    Slot slot = BY_VECTOR.get(slot(v));
+    DictionaryStrings d = slot == null || slot.vector().get() != v ? null : slot.strings();
     return d == null || !d.valid || d.ids == null ? null : d;
   }
 
   /** Starts keeping the indexes of {@code v}, about to be decoded from a chunk with a dictionary of strings. */
   static DictionaryStrings track(FieldVector v) {
     DictionaryStrings d = new DictionaryStrings();
-    BY_VECTOR.put(v, d);
+    BY_VECTOR.set(slot(v), new Slot(new WeakReference<>(v), d));
     return d;
   }
 

@@ -496,6 +496,23 @@ final class GroupTable {
         data = null;
       }
     }
+    @Override void ids(int lo, int hi, int[] out) {
+      if (rowEntries == null || nulls) {
+        super.ids(lo, hi, out);
+        return;
+      }
+      // dictionary-encoded and no NULLs: each row by its entry, in one loop without a call a row
+      int[] entries = rowEntries;
+      int[] known = entryIds;
+      for (int i = lo; i < hi; i++) {
+        int id = known[entries[i]];
+        if (id < 0) {
+          id = idOfBytes(i);
+          known[entries[i]] = id;
+        }
+        out[i] = id;
+      }
+    }
     @Override int idOf(int i) {
       if (rowEntries != null) {
         int e = rowEntries[i];
