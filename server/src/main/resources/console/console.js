@@ -890,6 +890,8 @@
       + 'groups read with the join\'s runtime filter and without it, next to DuckDB.'],
     ['aggregation.md', 'Aggregation', 'Integer sums exact in every plan; grouped and DISTINCT aggregation over '
       + '20 M rows (dictionary keys, typed keys, DISTINCT split): before and after, next to DuckDB.'],
+    ['h2o.md', 'H2O group-by', 'H2O.ai\'s db-benchmark group-by task: its ten queries on its generated 10 M-row '
+      + 'data at the default memory, answers checked, next to DuckDB.'],
     ['top-n.md', 'Top-N that prunes', 'ORDER BY … LIMIT 10 on 20 M rows: row groups read best first, the rest '
       + 'skipped once they cannot beat the tenth row, before and after, next to DuckDB.'],
     ['statistics-answers.md', 'Answers from statistics', 'count(*), min and max over a whole table answered '

@@ -13,23 +13,15 @@ import dev.quiver.planner.plan.LogicalPlan.AggFunc;
  * only in its last bits. Over no rows:
  * regr_count 0, the others NULL. Where a variance is 0 the values are DuckDB's: corr and regr_slope NaN
  * (0/0), regr_intercept and regr_r2 NULL when regr_slope is undefined, regr_r2 1 when y is constant;
- * covar_samp needs two rows.
+ * covar_samp needs two rows. The arithmetic is {@link GroupedCovariance}'s, for one group.
  */
 final class Covariance extends Accumulator {
-  private final AggFunc func;
-  private long n;
-  /** The shift: the first pair. */
-  private double kx;
-  private double ky;
-  /** The means of the shifted values. */
-  private double meanX;
-  private double meanY;
-  private double sxx;
-  private double syy;
-  private double sxy;
+  /** The state, as one group of the grouped form (one copy of the arithmetic). */
+  private final GroupedCovariance state;
 
   Covariance(AggFunc func) {
-    this.func = func;
+    state = new GroupedCovariance(func);
+    state.grow(1);
   }
 
   @Override
@@ -41,54 +33,11 @@ final class Covariance extends Accumulator {
 
   /** Adds the pair (y, x). */
   void add(double y, double x) {
-    if (n == 0) {
-      kx = x;
-      ky = y;
-    }
-    x -= kx;
-    y -= ky;
-    n++;
-    double dx = x - meanX;
-    meanX += dx / n;
-    double dy = y - meanY;
-    meanY += dy / n;
-    double ey = y - meanY;
-    sxx += dx * (x - meanX);
-    syy += dy * ey;
-    sxy += dx * ey;
+    state.add(0, y, x);
   }
 
   @Override
   Object result() {
-    if (func == AggFunc.REGR_COUNT) return n;
-    if (n == 0) return null;
-    return switch (func) {
-      case COVAR_POP -> sxy / n;
-      case COVAR_SAMP -> n < 2 ? null : sxy / (n - 1);
-      case CORR -> corr();
-      case REGR_SLOPE -> sxy / sxx;
-      case REGR_INTERCEPT -> {
-        double slope = sxy / sxx;
-        yield Double.isNaN(slope) ? null : (ky + meanY) - slope * (kx + meanX);
-      }
-      case REGR_R2 -> {
-        if (sxx == 0) yield null;
-        if (syy == 0) yield 1.0;
-        double r = corr();
-        yield r * r;
-      }
-      case REGR_AVGX -> kx + meanX;
-      case REGR_AVGY -> ky + meanY;
-      case REGR_SXX -> sxx;
-      case REGR_SYY -> syy;
-      case REGR_SXY -> sxy;
-      default -> throw new IllegalStateException(func.toString());
-    };
-  }
-
-  /** Pearson's r: Sxy / sqrt(Sxx Syy), NaN where a variance is 0. */
-  private double corr() {
-    double d = Math.sqrt(sxx) * Math.sqrt(syy);
-    return d == 0 ? Double.NaN : sxy / d;
+    return state.result(0);
   }
 }

@@ -83,6 +83,9 @@ abstract class GroupedAccumulator {
         case MAX:
           if (GroupedMinMax.handles(family)) return new GroupedMinMax(call.func() == AggFunc.MIN, family);
           break;
+        case CORR, COVAR_POP, COVAR_SAMP, REGR_SLOPE, REGR_INTERCEPT, REGR_R2, REGR_COUNT, REGR_AVGX, REGR_AVGY, REGR_SXX,
+            REGR_SYY, REGR_SXY:
+          return new GroupedCovariance(call.func());
         default:
           break;
       }
