@@ -25,12 +25,9 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * NULL an id of its own; the value itself is kept once per distinct value); several columns then combine
  * pairwise, {@code (ids so far, next column's id)} packed into a long, in a further primitive table. Ids are
  * handed out in order of first appearance at every level, so group ids number the groups in the order their
- * first row arrived. While the column ids fit side by side in 63 bits (each column given the bits its distinct
- * count needs), the columns' ids are instead packed into one long looked up in one table: one
- * probe a row whatever the number of columns, and no table per intermediate level (H2O's six-key query held five
- * tables of ten million entries). A column that outgrows its bits widens them and the table is rebuilt from the
- * groups' keys; when the widths no longer fit, the levels are built from the groups' keys, in group order, and
- * used from then on. Equality is SQL's: {@code -0.0} is {@code 0.0}, every NaN is one NaN, decimals compare by
+ * first row arrived. While the columns' ids fit side by side in 63 bits they are instead packed into one long
+ * looked up in one table ({@link PackedKeys}); when they no longer fit, the levels are built from the groups' keys,
+ * in group order, and used from then on. Equality is SQL's: {@code -0.0} is {@code 0.0}, every NaN is one NaN, decimals compare by
  * value, NULLs form one group.
  */
 final class GroupTable {
@@ -46,12 +43,11 @@ final class GroupTable {
    */
   private final Object[][] groupValues;
   private int groups;
-  /** With several columns, while their ids fit in one long: packed ids → group; else null (levels used). */
-  private LongIntMap packed;
-  /** Per column, the bits of its id in a packed key and where they start. */
-  private final int[] bits;
-  private final int[] shifts;
-  private long[] packedKeys = new long[0];
+  /** With several columns, while their ids fit in one long; else null (levels used). */
+  private PackedKeys packed;
+  /** Per chunk, for the packed key: each column's distinct count and its rows' ids. */
+  private final int[] distinct;
+  private final int[][] columnIds;
   private int[] scratch;
   private long chargedValues;
 
@@ -60,12 +56,10 @@ final class GroupTable {
     for (int c = 0; c < columns.length; c++) columns[c] = ColumnKeys.of(keyTypes.get(c));
     levels = new LongIntMap[columns.length];
     levelCounts = new int[columns.length];
-    bits = new int[columns.length];
-    shifts = new int[columns.length];
-    if (columns.length > 1 && columns.length * MIN_BITS <= 63) {
-      Arrays.fill(bits, MIN_BITS);
-      for (int c = 1; c < columns.length; c++) shifts[c] = shifts[c - 1] + bits[c - 1];
-      packed = new LongIntMap();
+    distinct = new int[columns.length];
+    columnIds = new int[columns.length][];
+    if (PackedKeys.fits(columns.length)) {
+      packed = new PackedKeys(columns.length);
     } else {
       for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
     }
@@ -75,9 +69,6 @@ final class GroupTable {
       if (columns.length > 1 && columns[c] instanceof DoubleKeys) groupValues[c] = new Object[16];
     }
   }
-
-  /** The bits a column's packed id starts with. */
-  private static final int MIN_BITS = 4;
 
   int groups() {
     return groups;
@@ -89,50 +80,30 @@ final class GroupTable {
   }
 
   /**
-   * Makes every column's ids (after this chunk's) fit its bits, widening them to what its distinct count needs (no
-   * more: H2O's six keys need 62 bits) and rebuilding the packed table (a column widens once per doubling of its
-   * distinct values, mostly early, while there are few groups); false, after building the levels, when the widths no longer fit in 63 bits.
+   * Whether this chunk's column ids still fit the packed key ({@link PackedKeys#fit}); when they do not, the levels
+   * are built from the groups' keys, in group order, and used from then on.
    */
   private boolean fitPacked() {
-    boolean widened = false;
-    for (int c = 0; c < columns.length; c++) {
-      int count = columns[c].distinct();
-      if (bits[c] < 31 && count > (1 << bits[c])) {
-        bits[c] = Math.min(31, 64 - Long.numberOfLeadingZeros(count - 1L));
-        widened = true;
-      }
-    }
-    if (!widened) return true;
-    int total = 0;
-    for (int c = 0; c < columns.length; c++) {
-      shifts[c] = total;
-      total += bits[c];
-    }
-    if (total > 63) {
-      packed = null;
-      for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
-      for (int g = 0; g < groups; g++) {
-        long prev = groupKeys[0][g];
-        for (int c = 1; c < columns.length; c++) {
-          long key = (prev << 32) | (groupKeys[c][g] & 0xFFFFFFFFL);
-          int id = levels[c].get(key);
-          if (id < 0) {
-            id = levelCounts[c]++;
-            levels[c].put(key, id);
-          }
-          prev = id;
-        }
-      }
-      return false;
-    }
-    LongIntMap rebuilt = new LongIntMap(groups);
+    for (int c = 0; c < columns.length; c++) distinct[c] = columns[c].distinct();
+    if (packed.fit(distinct, groupKeys, groups)) return true;
+    packed = null;
+    for (int c = 1; c < columns.length; c++) levels[c] = new LongIntMap();
     for (int g = 0; g < groups; g++) {
-      long key = 0;
-      for (int c = 0; c < columns.length; c++) key |= (long) groupKeys[c][g] << shifts[c];
-      rebuilt.put(key, g);
+      int prev = groupKeys[0][g];
+      for (int c = 1; c < columns.length; c++) prev = levelId(c, prev, groupKeys[c][g]);
     }
-    packed = rebuilt;
-    return true;
+    return false;
+  }
+
+  /** Level {@code c}'s id of (group of columns [0, c) {@code prev}, column c's id {@code cur}), made if new. */
+  private int levelId(int c, int prev, int cur) {
+    long key = ((long) prev << 32) | (cur & 0xFFFFFFFFL);
+    int id = levels[c].get(key);
+    if (id < 0) {
+      id = levelCounts[c]++;
+      levels[c].put(key, id);
+    }
+    return id;
   }
 
   /** Starts a batch of {@code n} rows whose key columns are {@code keyValues}. */
@@ -156,16 +127,9 @@ final class GroupTable {
     }
     for (int c = 0; c < k; c++) columns[c].ids(lo, hi, columns[c].lastIds);
     if (packed != null && fitPacked()) {
-      if (packedKeys.length < hi) packedKeys = new long[Math.max(hi, 1024)];
-      long[] keys = packedKeys;
-      int[] first = columns[0].lastIds;
-      for (int i = lo; i < hi; i++) keys[i] = first[i];
-      for (int c = 1; c < k; c++) {
-        int[] cur = columns[c].lastIds;
-        int shift = shifts[c];
-        for (int i = lo; i < hi; i++) keys[i] |= (long) cur[i] << shift;
-      }
-      LongIntMap table = packed;
+      for (int c = 0; c < k; c++) columnIds[c] = columns[c].lastIds;
+      long[] keys = packed.pack(columnIds, lo, hi);
+      LongIntMap table = packed.table();
       for (int i = lo; i < hi; i++) {
         int g = table.get(keys[i]);
         if (g < 0) {
@@ -182,15 +146,10 @@ final class GroupTable {
       int[] cur = columns[c].lastIds;
       boolean last = c == k - 1;
       int[] dst = last ? out : scratch; // scratch may be prev: row i is read before it is written
-      LongIntMap level = levels[c];
       for (int i = lo; i < hi; i++) {
-        long key = ((long) prev[i] << 32) | (cur[i] & 0xFFFFFFFFL);
-        int g = level.get(key);
-        if (g < 0) {
-          g = levelCounts[c]++;
-          level.put(key, g);
-          if (last) newGroup(g, i);
-        }
+        int made = levelCounts[c];
+        int g = levelId(c, prev[i], cur[i]);
+        if (last && g == made) newGroup(g, i);
         dst[i] = g;
       }
       prev = dst;
@@ -254,7 +213,7 @@ final class GroupTable {
     long b = 4L * groupKeys.length * groupKeys[0].length;
     for (ColumnKeys c : columns) b += c.bytes();
     for (int c = 1; c < levels.length; c++) if (levels[c] != null) b += levels[c].bytes();
-    if (packed != null) b += packed.bytes() + 8L * packedKeys.length;
+    if (packed != null) b += packed.bytes();
     return b;
   }
 
