@@ -49,7 +49,7 @@ public final class ErrorMapping {
     OutOfMemoryException oom = findOom(t);
     if (oom != null) {
       return CallStatus.RESOURCE_EXHAUSTED
-          .withDescription(serverLimit(t, "query exceeded its memory limit: " + oom.getMessage())).withCause(oom)
+          .withDescription(serverLimit(t, queryLimit(oom) + oom.getMessage())).withCause(oom)
           .toRuntimeException();
     }
     OutOfMemoryError heap = findHeapOom(t);
@@ -165,6 +165,17 @@ public final class ErrorMapping {
     if (failed == null || failed.getParentAllocator() != null) return message;
     return "the server's memory limit of " + (failed.getLimit() >> 20) + " MiB (--server-memory) is reached: "
         + (failed.getAllocatedMemory() >> 20) + " MiB are held by running queries; " + message;
+  }
+
+  /**
+   * The start of the message for an allocation the query's own allocator refused: the limit it hit, named as the
+   * flag that sets it, as {@code MemoryReservation} names it when working memory is refused.
+   */
+  private static String queryLimit(OutOfMemoryException oom) {
+    org.apache.arrow.memory.BufferAllocator failed = oom.getOutcomeDetails()
+        .map(org.apache.arrow.memory.AllocationOutcomeDetails::getFailedAllocator).orElse(null);
+    if (failed == null || failed.getParentAllocator() == null) return "query exceeded its memory limit: ";
+    return "query exceeded its memory limit of " + (failed.getLimit() >> 20) + " MiB (--query-memory): ";
   }
 
   private static QuiverException find(Throwable t) {

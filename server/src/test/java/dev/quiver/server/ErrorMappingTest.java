@@ -72,7 +72,13 @@ class ErrorMappingTest {
       assertThat(e.getMessage()).contains("the server's memory limit of 4 MiB (--server-memory) is reached: 2 MiB are held");
       OutOfMemoryException queryFull = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryException.class,
           () -> query.buffer(12L << 20)); // over the query's own 8 MiB
-      assertThat(ErrorMapping.toFlight(queryFull).getMessage()).doesNotContain("--server-memory");
+      assertThat(ErrorMapping.toFlight(queryFull).getMessage()).doesNotContain("--server-memory")
+          .contains("query exceeded its memory limit of 8 MiB (--query-memory): ");
+      try (var operator = query.newChildAllocator("operator", 0, Long.MAX_VALUE)) {
+        OutOfMemoryException throughChild = org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryException.class,
+            () -> operator.buffer(12L << 20)); // an operator's allocator without a limit of its own
+        assertThat(ErrorMapping.toFlight(throughChild).getMessage()).contains("limit of 8 MiB (--query-memory)");
+      }
     }
   }
 
