@@ -73,6 +73,11 @@ final class RunningQueries {
     });
   }
 
+  /** Flags every run there is: they stop at their next batch (the server is closing). */
+  void cancelAll() {
+    running.forEach((key, runs) -> runs.forEach(flag -> flag.set(true)));
+  }
+
   /** Flags every run of the prepared statement {@code statementHandle} (of any of its tickets), now. */
   void cancelStatement(ByteString statementHandle) {
     running.forEach((key, runs) -> {
