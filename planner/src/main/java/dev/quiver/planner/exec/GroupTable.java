@@ -404,6 +404,30 @@ final class GroupTable {
     @Override long bytes() { return super.bytes() + map.bytes(); }
   }
 
+  /**
+   * A well-mixed hash of {@code bytes[from, to)} (at least 2 bytes), read 8 bytes at a time. The table probes
+   * linearly from the hash's low bits, so they must not keep the structure of the keys: a polynomial hash
+   * ({@code 31 * h + b}) of keys that differ in their last digits ("id0000012345") crowds them into clusters of
+   * neighbouring slots: H2O's 100,000 such keys took 2.8 extra probes each at the table's load, against 0.3 for
+   * random keys.
+   */
+  static int hashBytes(byte[] bytes, int from, int to) {
+    long h = (to - from) * 0x9E3779B97F4A7C15L;
+    int j = from;
+    for (; j + 8 <= to; j += 8) {
+      h = Long.rotateLeft(h ^ (long) ArrowBulk.LONGS.get(bytes, j) * 0xC2B2AE3D27D4EB4FL, 31) * 0x9E3779B97F4A7C15L;
+    }
+    if (j < to) {
+      long tail = 0;
+      for (int k = to - 1; k >= j; k--) tail = tail << 8 | (bytes[k] & 0xFF);
+      h = Long.rotateLeft(h ^ tail * 0xC2B2AE3D27D4EB4FL, 31) * 0x9E3779B97F4A7C15L;
+    }
+    h ^= h >>> 33;
+    h *= 0xFF51AFD7ED558CCDL;
+    h ^= h >>> 33;
+    return (int) h;
+  }
+
   /** Strings and binaries: the key bytes hashed straight from the batch's buffers, stored once per value. */
   private static final class BytesKeys extends ColumnKeys {
     /** Values of at most one byte: indexed directly (0: empty, 1 + b: the byte b). */
@@ -507,9 +531,7 @@ final class GroupTable {
         }
         return id;
       }
-      int h = 1;
-      for (int j = from; j < to; j++) h = 31 * h + bytes[j];
-      h ^= h >>> 16;
+      int h = hashBytes(bytes, from, to);
       int mask = slots.length - 1;
       int p = h & mask;
       while (true) {
@@ -524,8 +546,24 @@ final class GroupTable {
       if (2 * ++size > slots.length) rehash();
       return id;
     }
+    /** Whether the values are strings (else binaries): known from the first value. */
+    Boolean strings;
+    /** Values are kept in the pool only: no String or byte[] made per distinct value (a value is made when asked). */
+    @Override int add(Object value) {
+      return count++;
+    }
+    @Override Object value(int id) {
+      if (id == nullId) return null;
+      return strings ? new String(pool, starts[id], ends[id] - starts[id], java.nio.charset.StandardCharsets.UTF_8)
+          : Arrays.copyOfRange(pool, starts[id], ends[id]);
+    }
+    @Override long bytes() {
+      return valueBytes + 8L * count + pool.length + 8L * starts.length + 8L * slots.length + 4L * small.length
+          + (entryIds == null ? 0 : 4L * entryIds.length);
+    }
     private int newValue(int i, byte[] bytes, int from, int to) {
-      int id = add(v.getObject(i));
+      if (strings == null) strings = v.getObject(i) instanceof String;
+      int id = add(null);
       int len = to - from;
       int at = poolEnd;
       if (at + len > pool.length) pool = Arrays.copyOf(pool, Math.max(at + len, 2 * pool.length));
@@ -554,10 +592,6 @@ final class GroupTable {
         slots[p] = oldSlots[q];
         slotHashes[p] = oldHashes[q];
       }
-    }
-    @Override long bytes() {
-      return super.bytes() + pool.length + 8L * starts.length + 8L * slots.length + 4L * small.length
-          + (entryIds == null ? 0 : 4L * entryIds.length);
     }
   }
 

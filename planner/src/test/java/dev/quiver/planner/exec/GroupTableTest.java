@@ -127,4 +127,76 @@ class GroupTableTest {
       }
     }
   }
+
+  /**
+   * String and binary keys: ids by first appearance and each group's key read back, over keys of every length from
+   * empty to 40 bytes, multi-byte UTF-8, NULLs, and H2O's structured keys ("id" and ten digits).
+   */
+  @Test
+  void stringAndBinaryKeysGetTheIdsOfTheirFirstAppearance() {
+    Random r = new Random(5);
+    try (BufferAllocator allocator = new RootAllocator()) {
+      for (boolean binary : new boolean[] {false, true}) {
+        GroupTable table = new GroupTable(List.of(binary ? SqlTypes.VARBINARY : SqlTypes.VARCHAR));
+        Map<String, Integer> firsts = new HashMap<>();
+        for (int batch = 0; batch < 8; batch++) {
+          int n = 1 + r.nextInt(5000);
+          String[] keys = new String[n];
+          try (org.apache.arrow.vector.BaseVariableWidthVector v = binary
+              ? new org.apache.arrow.vector.VarBinaryVector("k", allocator)
+              : new org.apache.arrow.vector.VarCharVector("k", allocator)) {
+            v.allocateNew(n);
+            for (int i = 0; i < n; i++) {
+              int shape = r.nextInt(10);
+              keys[i] = shape == 0 && batch > 2 ? null
+                  : shape < 4 ? String.format("id%010d", r.nextInt(20_000))
+                  : shape < 6 ? "é€" + "x".repeat(r.nextInt(40)) + r.nextInt(50)
+                  : "ab".substring(0, r.nextInt(3)) + (shape < 8 ? "" : Integer.toString(r.nextInt(300)));
+              if (keys[i] == null) v.setNull(i);
+              else v.setSafe(i, keys[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            v.setValueCount(n);
+            table.batch(List.of(new VectorValues(v, false)), n);
+            int[] ids = new int[n];
+            table.ids(0, n, ids);
+            for (int i = 0; i < n; i++) {
+              Object key = table.key(0, ids[i]);
+              if (keys[i] == null) {
+                assertThat(key).isNull();
+                continue;
+              }
+              assertThat(binary ? new String((byte[]) key, java.nio.charset.StandardCharsets.UTF_8) : key)
+                  .isEqualTo(keys[i]);
+              Integer want = firsts.putIfAbsent(keys[i], ids[i]);
+              if (want != null) assertThat(ids[i]).as(keys[i]).isEqualTo(want);
+            }
+          }
+        }
+        assertThat(table.groups()).isEqualTo(firsts.size() + 1); // and NULL's
+      }
+    }
+  }
+
+  /**
+   * The key hash spreads structured keys over the table's slots: H2O's 100,000 keys "id0000000001" … probe, at the
+   * table's load (under a half), about as few slots as random keys would (a polynomial hash took 2.8 extra probes each).
+   */
+  @Test
+  void structuredKeysSpreadOverTheSlots() {
+    int slots = 1 << 18;
+    boolean[] used = new boolean[slots];
+    long probes = 0;
+    int keys = 100_000;
+    for (int k = 1; k <= keys; k++) {
+      byte[] b = String.format("id%010d", k).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      int p = GroupTable.hashBytes(b, 0, b.length) & (slots - 1);
+      while (used[p]) {
+        p = (p + 1) & (slots - 1);
+        probes++;
+      }
+      used[p] = true;
+    }
+    // linear probing at load 0.38 with a uniform hash: about 0.3 extra probes per insertion
+    assertThat((double) probes / keys).isLessThan(1.0);
+  }
 }
