@@ -132,6 +132,41 @@ class GroupTableTest {
    * String and binary keys: ids by first appearance and each group's key read back, over keys of every length from
    * empty to 40 bytes, multi-byte UTF-8, NULLs, and H2O's structured keys ("id" and ten digits).
    */
+  /**
+   * Two long keys with the same length, the same first 16 bytes and the same 32-bit hash (found by a birthday
+   * search) stay two groups: the table's slot holds only the first 16 bytes, so the rest must be compared.
+   */
+  @Test
+  void longKeysWhoseHashAndPrefixCollideStayApart() {
+    Map<Integer, String> byHash = new HashMap<>();
+    String a = null;
+    String b = null;
+    for (int n = 0; a == null; n++) {
+      String key = "same-sixteen-pfx" + String.format("%08d", n);
+      byte[] bytes = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      String other = byHash.putIfAbsent(GroupTable.hashBytes(bytes, 0, bytes.length), key);
+      if (other != null) {
+        a = other;
+        b = key;
+      }
+    }
+    try (BufferAllocator allocator = new RootAllocator();
+        org.apache.arrow.vector.VarCharVector v = new org.apache.arrow.vector.VarCharVector("k", allocator)) {
+      v.allocateNew(3);
+      v.setSafe(0, a.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      v.setSafe(1, b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      v.setSafe(2, a.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      v.setValueCount(3);
+      GroupTable table = new GroupTable(List.of(SqlTypes.VARCHAR));
+      table.batch(List.of(new VectorValues(v, false)), 3);
+      int[] ids = new int[3];
+      table.ids(0, 3, ids);
+      assertThat(ids[1]).as(a + " / " + b).isNotEqualTo(ids[0]);
+      assertThat(ids[2]).isEqualTo(ids[0]);
+      assertThat(table.key(0, ids[1])).isEqualTo(b);
+    }
+  }
+
   @Test
   void stringAndBinaryKeysGetTheIdsOfTheirFirstAppearance() {
     Random r = new Random(5);
