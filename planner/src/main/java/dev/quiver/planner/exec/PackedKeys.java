@@ -22,6 +22,11 @@ final class PackedKeys {
     return columns > 1 && columns * MIN_BITS <= 63;
   }
 
+  /** Sizes the table, still empty, for {@code groups} groups. */
+  void expect(int groups) {
+    table = new LongIntMap(groups);
+  }
+
   PackedKeys(int columns) {
     bits = new int[columns];
     shifts = new int[columns];

@@ -10,6 +10,7 @@ import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -96,6 +97,37 @@ final class PartialAggregate {
   record Spec(List<PhysicalExpr> keys, List<PhysicalExpr> args, List<AggregateCall> calls, List<ArrowType> keyTypes,
       Schema stateSchema) {}
 
+  /**
+   * What the tasks of one aggregation saw, shared between them (thread-safe): the most groups and the most distinct
+   * values of each key column that a task has emitted, so that the next task sizes its table for them
+   * ({@link GroupTable#expect}). Only a hint: a wrong one costs memory or growth, never an answer.
+   */
+  static final class SizeHint {
+    private final AtomicIntegerArray most;
+
+    SizeHint(int keyColumns) {
+      most = new AtomicIntegerArray(1 + keyColumns);
+    }
+
+    void saw(GroupTable table) {
+      raise(0, table.groups());
+      for (int c = 1; c < most.length(); c++) raise(c, table.distinct(c - 1));
+    }
+
+    private void raise(int i, int n) {
+      int cur;
+      while (n > (cur = most.get(i)) && !most.compareAndSet(i, cur, n)) {
+        // another task raised it meanwhile: look again
+      }
+    }
+
+    void apply(GroupTable table) {
+      int[] distinct = new int[most.length() - 1];
+      for (int c = 0; c < distinct.length; c++) distinct[c] = most.get(c + 1);
+      table.expect(most.get(0), distinct);
+    }
+  }
+
   /** The partial aggregation of one task: not thread-safe, used by the task's thread only. */
   static final class Task implements AutoCloseable {
     private static final int CHUNK = 1 << 12;
@@ -110,8 +142,16 @@ final class PartialAggregate {
     private long rows;
     private int[] ids = new int[0];
 
+    private final SizeHint hint;
+
     Task(Spec spec, BufferAllocator allocator, Cancellation cancellation) {
+      this(spec, allocator, cancellation, null);
+    }
+
+    /** As above, the table sized by and reported to {@code hint} (null: none). */
+    Task(Spec spec, BufferAllocator allocator, Cancellation cancellation, SizeHint hint) {
       this.spec = spec;
+      this.hint = hint;
       this.allocator = allocator;
       this.cancellation = cancellation;
       this.memory = new MemoryReservation(allocator, "the hash aggregation");
@@ -119,6 +159,7 @@ final class PartialAggregate {
       grouped = new GroupedAccumulator[na];
       for (int a = 0; a < na; a++) grouped[a] = GroupedAccumulator.of(Accumulator.factory(spec.calls().get(a)), memory);
       table = spec.keys().isEmpty() ? null : new GroupTable(spec.keyTypes());
+      if (table != null && hint != null) hint.apply(table);
       if (table == null) {
         for (GroupedAccumulator g : grouped) g.grow(1);
         groupCount = 1;
@@ -168,6 +209,7 @@ final class PartialAggregate {
     /** The states of the groups seen, in order of first appearance; null when no row came. */
     VectorSchemaRoot emit() {
       if (rows == 0) return null;
+      if (table != null && hint != null) hint.saw(table);
       int count = groupCount;
       VectorSchemaRoot batch = AggregateExec.emptyBatch(spec.stateSchema(), allocator, count);
       List<FieldVector> out = batch.getFieldVectors();

@@ -85,6 +85,8 @@ final class ScanPipeline implements BatchPipeline.Factory {
   final LongAdder[] stageRows;
   /** Partial state rows emitted. */
   final LongAdder partialRows = new LongAdder();
+  /** The sizes the partial aggregation's tasks saw, to size the next task's table. */
+  private final PartialAggregate.SizeHint sizeHint;
 
   /** {@code stages} in the order they run; {@code partial} (null: none) aggregates what the last one emits. */
   ScanPipeline(List<Stage> stages, PartialAggregate.Spec partial, BufferAllocator allocator, Cancellation cancellation) {
@@ -102,6 +104,7 @@ final class ScanPipeline implements BatchPipeline.Factory {
     this.expandSchema = expandSchema;
     this.stages = List.copyOf(stages);
     this.partial = partial;
+    this.sizeHint = partial == null ? null : new PartialAggregate.SizeHint(partial.keys().size());
     this.allocator = allocator;
     this.cancellation = cancellation;
     this.stageRows = new LongAdder[stages.size()];
@@ -222,7 +225,7 @@ final class ScanPipeline implements BatchPipeline.Factory {
         }
       };
     }
-    PartialAggregate.Task aggregate = new PartialAggregate.Task(partial, allocator, cancellation);
+    PartialAggregate.Task aggregate = new PartialAggregate.Task(partial, allocator, cancellation, sizeHint);
     return new Step() {
       public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
         try (batch) {
@@ -258,7 +261,7 @@ final class ScanPipeline implements BatchPipeline.Factory {
   private final class Task implements BatchPipeline {
     private final int end = Math.min(cut, stages.size());
     private final PartialAggregate.Task aggregate = partial == null || cut <= partialIndex() ? null
-        : new PartialAggregate.Task(partial, allocator, cancellation);
+        : new PartialAggregate.Task(partial, allocator, cancellation, sizeHint);
     /** This task's prober of each probe stage (made on first use). */
     private final HashJoinExec.Prober[] probers = new HashJoinExec.Prober[stages.size()];
 

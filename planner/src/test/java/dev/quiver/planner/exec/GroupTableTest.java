@@ -81,9 +81,15 @@ class GroupTableTest {
   void severalColumnsGetTheIdsOfTheirFirstAppearanceWhileWideningAndAfterFallingBack() {
     Random r = new Random(5);
     try (BufferAllocator allocator = new RootAllocator()) {
-      for (int columns : new int[] {2, 3, 6}) {
+      for (int shape = 0; shape < 6; shape++) {
+        int columns = new int[] {2, 3, 6}[shape % 3];
         List<org.apache.arrow.vector.types.pojo.ArrowType> types = java.util.Collections.nCopies(columns, SqlTypes.BIGINT);
         GroupTable table = new GroupTable(types);
+        if (shape >= 3) { // sized in advance, as a partial aggregation's later tasks are
+          int[] distinct = new int[columns];
+          java.util.Arrays.fill(distinct, 20_000);
+          table.expect(40_000, distinct);
+        }
         assertThat(table.packs()).isTrue();
         Map<List<Long>, Integer> firsts = new HashMap<>();
         boolean packedAfterGrowth = false;
@@ -129,10 +135,6 @@ class GroupTableTest {
   }
 
   /**
-   * String and binary keys: ids by first appearance and each group's key read back, over keys of every length from
-   * empty to 40 bytes, multi-byte UTF-8, NULLs, and H2O's structured keys ("id" and ten digits).
-   */
-  /**
    * Two long keys with the same length, the same first 16 bytes and the same 32-bit hash (found by a birthday
    * search) stay two groups: the table's slot holds only the first 16 bytes, so the rest must be compared.
    */
@@ -167,12 +169,19 @@ class GroupTableTest {
     }
   }
 
+  /**
+   * String and binary keys: ids by first appearance and each group's key read back, over keys of every length from
+   * empty to 40 bytes, multi-byte UTF-8, NULLs, and H2O's structured keys ("id" and ten digits); each
+   * table also once sized in advance ({@link GroupTable#expect}, as a partial aggregation's later tasks are).
+   */
   @Test
   void stringAndBinaryKeysGetTheIdsOfTheirFirstAppearance() {
     Random r = new Random(5);
     try (BufferAllocator allocator = new RootAllocator()) {
-      for (boolean binary : new boolean[] {false, true}) {
+      for (int variant = 0; variant < 4; variant++) {
+        boolean binary = (variant & 1) == 1;
         GroupTable table = new GroupTable(List.of(binary ? SqlTypes.VARBINARY : SqlTypes.VARCHAR));
+        if (variant >= 2) table.expect(30_000, new int[] {30_000});
         Map<String, Integer> firsts = new HashMap<>();
         for (int batch = 0; batch < 8; batch++) {
           int n = 1 + r.nextInt(5000);
