@@ -88,10 +88,12 @@ class TopNPruningTest {
       long total = TestTables.metric(plan, "row_groups_total");
       assertThat(total).as(plan).isEqualTo(16);
       // the best row group alone holds the answer and is read first; with NULLs first, the row group holding
-      // NULLs comes first (its statistics cannot rank it), then the next two together (the scan's two threads)
-      long read = order.contains("NULLS FIRST") ? 3 : 1;
-      assertThat(TestTables.metric(plan, "row_groups_pruned_top_n")).as(plan).isEqualTo(16 - read);
-      assertThat(TestTables.metric(plan, "rows_scanned")).as(plan).isEqualTo(500 * read);
+      // NULLs comes first (its statistics cannot rank it), then the best, and perhaps the one after it, which the
+      // scan's second thread may start before the first has set the bound (a race: 2 or 3 row groups read)
+      long pruned = TestTables.metric(plan, "row_groups_pruned_top_n");
+      if (order.contains("NULLS FIRST")) assertThat(pruned).as(plan).isBetween(13L, 14L);
+      else assertThat(pruned).as(plan).isEqualTo(15);
+      assertThat(TestTables.metric(plan, "rows_scanned")).as(plan).isEqualTo(500 * (16 - pruned));
       assertThat(plan).contains("top_n_filter=[");
     }
   }
