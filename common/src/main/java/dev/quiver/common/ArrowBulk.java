@@ -9,6 +9,8 @@ import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.TimeStampVector;
 
@@ -37,6 +39,24 @@ public final class ArrowBulk {
     } else if (v instanceof IntVector || v instanceof DateDayVector) {
       byte[] raw = copyOut(v, n, 4);
       for (int i = 0; i < n; i++) out[i] = (int) INTS.get(raw, i << 2);
+    } else {
+      return null;
+    }
+    return out;
+  }
+
+  /**
+   * Rows {@code [0, n)} of a DOUBLE or REAL vector as doubles (NULL rows hold whatever their slot holds), or null for
+   * another kind of vector. One bulk copy instead of a bounds-checked read a row.
+   */
+  public static double[] doubles(FieldVector v, int n) {
+    double[] out = new double[n];
+    if (v instanceof Float8Vector) {
+      byte[] raw = copyOut(v, n, 8);
+      for (int i = 0; i < n; i++) out[i] = Double.longBitsToDouble((long) LONGS.get(raw, i << 3));
+    } else if (v instanceof Float4Vector) {
+      byte[] raw = copyOut(v, n, 4);
+      for (int i = 0; i < n; i++) out[i] = Float.intBitsToFloat((int) INTS.get(raw, i << 2));
     } else {
       return null;
     }

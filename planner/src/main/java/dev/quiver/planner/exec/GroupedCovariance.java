@@ -55,13 +55,21 @@ final class GroupedCovariance extends GroupedAccumulator {
     y = parts[0];
     x = parts[1];
     nulls = BatchValues.anyNull(y) || BatchValues.anyNull(x);
+    yValues = BatchValues.doubles(y, rows);
+    xValues = BatchValues.doubles(x, rows);
   }
+
+  /** The batch's values, read at once (NULL rows: any value, skipped). */
+  private double[] yValues;
+  private double[] xValues;
 
   @Override
   void update(int[] ids, int lo, int hi) {
+    double[] ys = yValues;
+    double[] xs = xValues;
     for (int i = lo; i < hi; i++) {
       if (nulls && (y.isNull(i) || x.isNull(i))) continue;
-      add(ids[i], y.getDouble(i), x.getDouble(i));
+      add(ids[i], ys[i], xs[i]);
     }
   }
 

@@ -34,6 +34,20 @@ public final class BatchValues {
     return out;
   }
 
+  /** The values of a DOUBLE or REAL for rows {@code [0, n)} as doubles (NULL rows: any value). */
+  public static double[] doubles(ColumnValues v, int n) {
+    FieldVector vector = v.vector();
+    double[] read = vector == null ? null : ArrowBulk.doubles(vector, n);
+    if (read != null) return read;
+    double[] out = new double[n];
+    if (vector == null) {
+      if (!v.isNull(0)) java.util.Arrays.fill(out, v.getDouble(0));
+    } else {
+      for (int i = 0; i < n; i++) if (!v.isNull(i)) out[i] = v.getDouble(i);
+    }
+    return out;
+  }
+
   /**
    * The unscaled values of a DECIMAL for rows {@code [0, n)}, or null when one does not fit a long (the
    * caller then takes its exact BigDecimal path).

@@ -49,7 +49,8 @@ class GroupedAggregationTest {
   static final Schema SCHEMA = new Schema(List.of(
       field("k", SqlTypes.BIGINT), field("i", new ArrowType.Int(32, true)), field("f", SqlTypes.DOUBLE),
       field("s", ArrowType.Utf8.INSTANCE), field("d", D12_2), field("e", D18_0), field("w", D30_2),
-      field("x", SqlTypes.BIGINT), field("y", SqlTypes.DOUBLE), field("b", ArrowType.Bool.INSTANCE)));
+      field("x", SqlTypes.BIGINT), field("y", SqlTypes.DOUBLE), field("b", ArrowType.Bool.INSTANCE),
+      field("h", SqlTypes.REAL)));
 
   private static Field field(String name, ArrowType type) {
     return new Field(name, FieldType.nullable(type), null);
@@ -70,7 +71,7 @@ class GroupedAggregationTest {
         Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
     List<Object[]> rows = new ArrayList<>();
     for (int j = 0; j < n; j++) {
-      Object[] row = new Object[10];
+      Object[] row = new Object[11];
       row[0] = r.nextInt(20) == 0 ? null : (long) r.nextInt(keyDomain) - keyDomain / 2;
       row[1] = r.nextInt(20) == 0 ? null : (long) r.nextInt(5);
       row[2] = r.nextInt(20) == 0 ? null : r.nextBoolean() ? doubles[r.nextInt(doubles.length)] : (double) r.nextInt(keyDomain);
@@ -82,6 +83,7 @@ class GroupedAggregationTest {
       row[7] = r.nextInt(10) == 0 ? null : r.nextLong() >> 20;
       row[8] = r.nextInt(10) == 0 ? null : r.nextInt(8) == 0 ? doubles[r.nextInt(doubles.length)] : r.nextDouble();
       row[9] = r.nextInt(10) == 0 ? null : r.nextBoolean();
+      row[10] = r.nextInt(10) == 0 ? null : (double) (float) (r.nextGaussian() * 1000); // REAL, as a double
       rows.add(row);
     }
     return rows;
@@ -130,6 +132,8 @@ class GroupedAggregationTest {
         new AggregateCall(AggFunc.AVG, col("x"), SqlTypes.DOUBLE, "ax"),
         new AggregateCall(AggFunc.SUM, col("y"), SqlTypes.DOUBLE, "sy"),
         new AggregateCall(AggFunc.AVG, col("y"), SqlTypes.DOUBLE, "ay"),
+        new AggregateCall(AggFunc.SUM, col("h"), SqlTypes.DOUBLE, "sh"),
+        new AggregateCall(AggFunc.AVG, col("h"), SqlTypes.DOUBLE, "ah"),
         new AggregateCall(AggFunc.SUM, col("d"), d38_2, "sd"),
         new AggregateCall(AggFunc.AVG, col("d"), SqlTypes.DOUBLE, "ad"),
         new AggregateCall(AggFunc.SUM, col("e"), d38_0, "se"),
