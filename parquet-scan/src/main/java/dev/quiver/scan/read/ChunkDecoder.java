@@ -577,13 +577,7 @@ final class ChunkDecoder {
     }
     long total = 0;
     for (int j = 0; j < count; j++) total += dictLength[idBuffer[j]];
-    while (v.getValueCapacity() < at + count) v.reallocValidityAndOffsetBuffers();
-    v.fillEmpties(at);
-    int start = v.getStartOffset(at);
-    if (start + total > Integer.MAX_VALUE) throw new IllegalStateException("a batch of strings over 2 GiB");
-    while (v.getDataBuffer().capacity() < start + total) v.reallocDataBuffer();
-    if (stringStage.length < total + 16) stringStage = new byte[(int) Math.max(total + 16, 1 << 14)];
-    if (offsetStage.length < 4 * count) offsetStage = new byte[Math.max(4 * count, 1 << 12)];
+    int start = stageStrings(v, at, count, total, total + 16); // staged with slack: short strings move as two longs
     byte[] st = stringStage;
     byte[] os = offsetStage;
     byte[] dict = dictArray;
@@ -602,10 +596,7 @@ final class ChunkDecoder {
       p += len;
       ArrowBulk.INTS.set(os, j << 2, start + p);
     }
-    v.getDataBuffer().setBytes(start, st, 0, p);
-    v.getOffsetBuffer().setBytes((long) (at + 1) * 4, os, 0, 4L * count);
-    ArrowBulk.setValid(v.getValidityBuffer(), at, count);
-    v.setLastSet(at + count - 1);
+    setStaged(v, at, count, start, p);
   }
 
   /**
@@ -627,13 +618,7 @@ final class ChunkDecoder {
       q += 4 + len;
       total += len;
     }
-    while (v.getValueCapacity() < at + count) v.reallocValidityAndOffsetBuffers();
-    v.fillEmpties(at);
-    int start = v.getStartOffset(at);
-    if (start + total > Integer.MAX_VALUE) throw new IllegalStateException("a batch of strings over 2 GiB");
-    while (v.getDataBuffer().capacity() < start + total) v.reallocDataBuffer();
-    if (stringStage.length < total) stringStage = new byte[(int) Math.max(total, 1 << 14)];
-    if (offsetStage.length < 4 * count) offsetStage = new byte[Math.max(4 * count, 1 << 12)];
+    int start = stageStrings(v, at, count, total);
     byte[] st = stringStage;
     byte[] os = offsetStage;
     int p = 0;
@@ -645,11 +630,37 @@ final class ChunkDecoder {
       p += len;
       ArrowBulk.INTS.set(os, j << 2, start + p);
     }
-    v.getDataBuffer().setBytes(start, st, 0, p);
-    v.getOffsetBuffer().setBytes((long) (at + 1) * 4, os, 0, 4L * count);
+    setStaged(v, at, count, start, p);
+    values.position(q - base);
+  }
+
+  /**
+   * Readies slots {@code [at, at + count)} of {@code v} for strings of {@code total} bytes staged in
+   * {@link #stringStage} (at least {@code stage} bytes) and their end offsets in {@link #offsetStage}: the vector's
+   * buffers grown, the slots before {@code at} filled; returns where the strings start in the data buffer.
+   */
+  private int stageStrings(BaseVariableWidthVector v, int at, int count, long total) {
+    return stageStrings(v, at, count, total, total);
+  }
+
+  /** As above, with a stage of {@code stage} bytes (more than {@code total}: slack for wider moves). */
+  private int stageStrings(BaseVariableWidthVector v, int at, int count, long total, long stage) {
+    while (v.getValueCapacity() < at + count) v.reallocValidityAndOffsetBuffers();
+    v.fillEmpties(at);
+    int start = v.getStartOffset(at);
+    if (start + total > Integer.MAX_VALUE) throw new IllegalStateException("a batch of strings over 2 GiB");
+    while (v.getDataBuffer().capacity() < start + total) v.reallocDataBuffer();
+    if (stringStage.length < stage) stringStage = new byte[(int) Math.max(stage, 1 << 14)];
+    if (offsetStage.length < 4 * count) offsetStage = new byte[Math.max(4 * count, 1 << 12)];
+    return start;
+  }
+
+  /** Copies the {@code bytes} staged strings and their offsets into slots {@code [at, at + count)}, all valid. */
+  private void setStaged(BaseVariableWidthVector v, int at, int count, int start, int bytes) {
+    v.getDataBuffer().setBytes(start, stringStage, 0, bytes);
+    v.getOffsetBuffer().setBytes((long) (at + 1) * 4, offsetStage, 0, 4L * count);
     ArrowBulk.setValid(v.getValidityBuffer(), at, count);
     v.setLastSet(at + count - 1);
-    values.position(q - base);
   }
 
   /** Arrow bytes per value of this column's vector (for the staged layouts). */
