@@ -64,30 +64,32 @@ public final class SortExec extends Operator {
   private int compares;
 
   private int compare(long a, long b) {
+    for (int k = 0; k < keys.size(); k++) {
+      int c = compareKey(k, a, b);
+      if (c != 0) return c;
+    }
+    return Long.compare(a, b); // stable
+  }
+
+  /** Rows {@code a} and {@code b} compared by key {@code k} alone (its direction and NULL placement). */
+  private int compareKey(int k, long a, long b) {
     if (++compares == CHECK_EVERY) {
       compares = 0;
       cancellation.check();
     }
-    List<ColumnValues> ka = keyValues.get(Rows.batch(a));
-    List<ColumnValues> kb = keyValues.get(Rows.batch(b));
+    Key key = keys.get(k);
+    ColumnValues x = keyValues.get(Rows.batch(a)).get(k);
+    ColumnValues y = keyValues.get(Rows.batch(b)).get(k);
     int ra = Rows.row(a);
     int rb = Rows.row(b);
-    for (int k = 0; k < keys.size(); k++) {
-      Key key = keys.get(k);
-      ColumnValues x = ka.get(k);
-      ColumnValues y = kb.get(k);
-      boolean xn = x.isNull(ra);
-      boolean yn = y.isNull(rb);
-      int c;
-      if (xn || yn) {
-        if (xn && yn) continue;
-        c = xn == key.nullsFirst() ? -1 : 1;
-        return c;
-      }
-      c = Kernels.compareObjects(key.family(), x.getObject(ra), y.getObject(rb));
-      if (c != 0) return key.ascending() ? c : -c;
+    boolean xn = x.isNull(ra);
+    boolean yn = y.isNull(rb);
+    if (xn || yn) {
+      if (xn && yn) return 0;
+      return xn == key.nullsFirst() ? -1 : 1;
     }
-    return Long.compare(a, b); // stable
+    int c = Kernels.compareObjects(key.family(), x.getObject(ra), y.getObject(rb));
+    return key.ascending() ? c : -c;
   }
 
   /**
@@ -136,7 +138,7 @@ public final class SortExec extends Operator {
     Comparator<Long> cmp = (a, b) -> compare(a, b);
     PriorityQueue<Long> heap = topN ? new PriorityQueue<>(cmp.reversed()) : null;
     int[] live = topN ? new int[16] : null; // rows of each batch still in the heap
-    List<Long> all = topN ? null : new ArrayList<>();
+    FullSort all = topN ? null : new FullSort();
     VectorSchemaRoot batch;
     while ((batch = input.next()) != null) {
       int b = batches.size();
@@ -145,9 +147,9 @@ public final class SortExec extends Operator {
       keyValues.add(kv);
       for (Key k : keys) kv.add(k.expr().eval(batch, allocator));
       int n = batch.getRowCount();
-      memory.add(24L * n);
+      memory.add(topN ? 24L * n : all.bytesPerRow() * n);
       if (!topN) {
-        for (int i = 0; i < n; i++) all.add(Rows.ref(b, i));
+        all.add(b, kv, n);
         continue;
       }
       if (live.length <= b) live = java.util.Arrays.copyOf(live, live.length * 2);
@@ -176,10 +178,113 @@ public final class SortExec extends Operator {
         if (live[old] == 0 && batches.get(old) != null) release(old);
       }
     }
-    List<Long> rows = topN ? new ArrayList<>(heap) : all;
+    if (!topN) {
+      order = all.sort();
+      return;
+    }
+    List<Long> rows = new ArrayList<>(heap);
     rows.sort(cmp);
     order = new long[rows.size()];
     for (int i = 0; i < order.length; i++) order[i] = rows.get(i);
+  }
+
+  /**
+   * The rows of a sort without a fetch: a least-significant-key-first sequence of stable sorts, one a key, from the
+   * last key to the first, so that each key orders the rows and the keys after it break its ties (ties of all keys
+   * keep input order, as {@link #compare}'s do). An integer-like (LONG family) or floating-point key is kept as a
+   * long a row that orders as the key does (doubles: -0.0 as 0.0, every NaN above every number, as
+   * {@link Kernels#compareDouble}; descending: the bits inverted) and sorted by a stable radix sort
+   * ({@link LongSort}), then its NULLs moved first or last by a stable partition; any other key (strings, decimals,
+   * booleans) by a stable merge sort with {@link #compareKey}. Before, every sort compared boxed values: 10 M rows
+   * by a double took 16 s.
+   */
+  private final class FullSort {
+    private final int nk = keys.size();
+    private final boolean[] typed = new boolean[nk];
+    /** Per row, in input order: its reference, and each typed key as an ordered long and whether it is NULL. */
+    private long[] refs = new long[1024];
+    private final long[][] sortKeys = new long[nk][];
+    private final boolean[][] nulls = new boolean[nk][];
+    private int size;
+
+    FullSort() {
+      for (int k = 0; k < nk; k++) {
+        Kernels.Family f = keys.get(k).family();
+        typed[k] = f == Kernels.Family.LONG || f == Kernels.Family.DOUBLE;
+        if (typed[k]) sortKeys[k] = new long[1024];
+      }
+    }
+
+    /** What a row costs: its reference, its place in the order, and the radix sort's copies of both. */
+    long bytesPerRow() {
+      int t = 0;
+      for (boolean b : typed) if (b) t++;
+      return 32 + 9L * t;
+    }
+
+    void add(int b, List<ColumnValues> kv, int n) {
+      if (refs.length < size + n) {
+        int cap = Math.max(size + n, refs.length * 2);
+        refs = java.util.Arrays.copyOf(refs, cap);
+        for (int k = 0; k < nk; k++) {
+          if (sortKeys[k] != null) sortKeys[k] = java.util.Arrays.copyOf(sortKeys[k], cap);
+          if (nulls[k] != null) nulls[k] = java.util.Arrays.copyOf(nulls[k], cap);
+        }
+      }
+      for (int i = 0; i < n; i++) refs[size + i] = Rows.ref(b, i);
+      for (int k = 0; k < nk; k++) {
+        if (!typed[k]) continue;
+        Key key = keys.get(k);
+        ColumnValues x = kv.get(k);
+        boolean anyNull = BatchValues.anyNull(x);
+        long[] longs = key.family() == Kernels.Family.LONG ? BatchValues.longs(x, n) : null;
+        double[] doubles = longs == null ? BatchValues.doubles(x, n) : null;
+        long flip = key.ascending() ? 0 : -1L; // descending: ~v reverses the signed order
+        long[] out = sortKeys[k];
+        for (int i = 0; i < n; i++) {
+          out[size + i] = (longs != null ? longs[i] : RangeJoinBounds.sortable(doubles[i])) ^ flip;
+        }
+        if (anyNull) {
+          if (nulls[k] == null) nulls[k] = new boolean[refs.length];
+          for (int i = 0; i < n; i++) nulls[k][size + i] = x.isNull(i);
+        }
+      }
+      size += n;
+    }
+
+    long[] sort() {
+      long[] perm = new long[size]; // row numbers (input order), ordered key by key
+      for (int i = 0; i < size; i++) perm[i] = i;
+      long[] scratch = new long[size];
+      for (int k = nk - 1; k >= 0; k--) {
+        if (typed[k]) {
+          long[] v = sortKeys[k];
+          for (int p = 0; p < size; p++) scratch[p] = v[(int) perm[p]];
+          LongSort.byKey(scratch, perm);
+          if (nulls[k] != null) partitionNulls(perm, nulls[k], keys.get(k).nullsFirst(), scratch);
+        } else {
+          int key = k;
+          Long[] boxed = new Long[size];
+          for (int p = 0; p < size; p++) boxed[p] = perm[p];
+          java.util.Arrays.sort(boxed, (x, y) -> compareKey(key, refs[(int) (long) x], refs[(int) (long) y]));
+          for (int p = 0; p < size; p++) perm[p] = boxed[p];
+        }
+        cancellation.check();
+      }
+      long[] out = new long[size];
+      for (int p = 0; p < size; p++) out[p] = refs[(int) perm[p]];
+      return out;
+    }
+
+    /** Moves the rows whose key is NULL first or last, each part keeping its order. */
+    private void partitionNulls(long[] perm, boolean[] isNull, boolean nullsFirst, long[] scratch) {
+      int at = 0;
+      for (int pass = 0; pass < 2; pass++) {
+        boolean wantNull = (pass == 0) == nullsFirst;
+        for (int p = 0; p < size; p++) if (isNull[(int) perm[p]] == wantNull) scratch[at++] = perm[p];
+      }
+      System.arraycopy(scratch, 0, perm, 0, size);
+    }
   }
 
   private void release(int b) {

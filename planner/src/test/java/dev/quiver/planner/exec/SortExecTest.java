@@ -1,0 +1,173 @@
+package dev.quiver.planner.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quiver.planner.expr.Expr;
+import dev.quiver.planner.kernel.EvalContext;
+import dev.quiver.planner.kernel.ExprCompiler;
+import dev.quiver.planner.kernel.Kernels;
+import dev.quiver.planner.kernel.VectorValues;
+import dev.quiver.planner.kernel.Vectors;
+import dev.quiver.planner.types.SqlTypes;
+import java.nio.charset.StandardCharsets;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SortExec without a fetch against a brute-force stable sort of the same rows: integer, double (NaN, -0.0, the
+ * infinities), INT32 and string keys with NULLs and many ties, one key or several, every direction and NULL
+ * placement. Each row carries a unique id, so the order of tied rows (input order) is checked too.
+ */
+class SortExecTest {
+  private final BufferAllocator allocator = new RootAllocator();
+  private final EvalContext ctx = EvalContext.now(ZoneOffset.UTC);
+
+  static final Schema SCHEMA = new Schema(List.of(field("id", SqlTypes.BIGINT), field("k", SqlTypes.BIGINT),
+      field("d", SqlTypes.DOUBLE), field("i", new ArrowType.Int(32, true)), field("s", ArrowType.Utf8.INSTANCE)));
+  static final Kernels.Family[] FAMILIES = {Kernels.Family.LONG, Kernels.Family.LONG, Kernels.Family.DOUBLE,
+      Kernels.Family.LONG, Kernels.Family.BYTES};
+
+  private static Field field(String name, ArrowType type) {
+    return new Field(name, FieldType.nullable(type), null);
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close();
+  }
+
+  private static List<Object[]> rows(Random r, int n) {
+    double[] doubles = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8000000000123L), 1.5, -2.25,
+        Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, -Double.MAX_VALUE};
+    long[] longs = {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1};
+    List<Object[]> rows = new ArrayList<>();
+    for (int j = 0; j < n; j++) {
+      Object[] row = new Object[5];
+      row[0] = (long) j;
+      row[1] = r.nextInt(12) == 0 ? null : r.nextInt(5) == 0 ? longs[r.nextInt(longs.length)] : (long) r.nextInt(50) - 25;
+      row[2] = r.nextInt(12) == 0 ? null : r.nextInt(3) == 0 ? doubles[r.nextInt(doubles.length)] : r.nextInt(40) / 4.0;
+      row[3] = r.nextInt(12) == 0 ? null : (long) r.nextInt(7) - 3;
+      row[4] = r.nextInt(12) == 0 ? null : "s" + r.nextInt(30);
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private List<VectorSchemaRoot> batches(List<Object[]> rows, Random r) {
+    List<VectorSchemaRoot> out = new ArrayList<>();
+    int at = 0;
+    while (at < rows.size()) {
+      int n = Math.min(rows.size() - at, 1 + r.nextInt(700));
+      VectorSchemaRoot b = VectorSchemaRoot.create(SCHEMA, allocator);
+      b.allocateNew();
+      for (int c = 0; c < SCHEMA.getFields().size(); c++) {
+        for (int i = 0; i < n; i++) Vectors.set(b.getVector(c), i, rows.get(at + i)[c]);
+        b.getVector(c).setValueCount(n);
+      }
+      b.setRowCount(n);
+      out.add(b);
+      at += n;
+    }
+    return out;
+  }
+
+  private static final class Source extends Operator {
+    final List<VectorSchemaRoot> batches;
+    int next;
+    Source(List<VectorSchemaRoot> batches) { this.batches = batches; }
+    @Override public Schema schema() { return SCHEMA; }
+    @Override public List<Operator> children() { return List.of(); }
+    @Override public String describe() { return "Source"; }
+    @Override protected VectorSchemaRoot produce() { return next < batches.size() ? batches.get(next++) : null; }
+    @Override public void close() {
+      while (next < batches.size()) batches.get(next++).close();
+    }
+  }
+
+  /** A sort key in the test: column, direction, NULL placement. */
+  record Spec(int column, boolean ascending, boolean nullsFirst) {}
+
+  private static int compareValues(Kernels.Family f, Object a, Object b) {
+    return switch (f) {
+      case LONG -> Long.compare((Long) a, (Long) b);
+      case DOUBLE -> Kernels.compareDouble((Double) a, (Double) b);
+      default -> java.util.Arrays.compareUnsigned(a.toString().getBytes(StandardCharsets.UTF_8),
+          b.toString().getBytes(StandardCharsets.UTF_8));
+    };
+  }
+
+  /** The ids of the rows, stably sorted by {@code specs} (List.sort is stable: ties keep input order). */
+  private static List<Long> expected(List<Object[]> rows, List<Spec> specs) {
+    Comparator<Object[]> cmp = (x, y) -> {
+      for (Spec s : specs) {
+        Object a = x[s.column()];
+        Object b = y[s.column()];
+        if (a == null || b == null) {
+          if (a == null && b == null) continue;
+          return (a == null) == s.nullsFirst() ? -1 : 1;
+        }
+        int c = compareValues(FAMILIES[s.column()], a, b);
+        if (c != 0) return s.ascending() ? c : -c;
+      }
+      return 0;
+    };
+    List<Object[]> sorted = new ArrayList<>(rows);
+    sorted.sort(cmp);
+    return sorted.stream().map(row -> (Long) row[0]).toList();
+  }
+
+  private List<Long> actual(List<VectorSchemaRoot> batches, List<Spec> specs) {
+    List<SortExec.Key> keys = new ArrayList<>();
+    for (Spec s : specs) {
+      Field f = SCHEMA.getFields().get(s.column());
+      Expr col = new Expr.ColumnRef(f.getName(), f.getType(), true);
+      keys.add(new SortExec.Key(ExprCompiler.compile(col, SCHEMA, ctx), FAMILIES[s.column()], s.ascending(),
+          s.nullsFirst()));
+    }
+    List<Long> ids = new ArrayList<>();
+    try (SortExec sort = new SortExec(new Source(batches), keys, -1, "sort", allocator, 1000)) {
+      VectorSchemaRoot b;
+      while ((b = sort.next()) != null) {
+        try (VectorSchemaRoot batch = b) {
+          VectorValues id = new VectorValues(batch.getVector(0), false);
+          for (int i = 0; i < batch.getRowCount(); i++) ids.add((Long) id.getObject(i));
+        }
+      }
+    }
+    return ids;
+  }
+
+  @Test
+  void sortsAsAStableSortOfTheRowsDoes() {
+    Random r = new Random(27);
+    List<List<Spec>> shapes = new ArrayList<>();
+    for (int column : new int[] {1, 2, 3, 4}) {
+      for (boolean asc : new boolean[] {true, false}) {
+        for (boolean nullsFirst : new boolean[] {true, false}) {
+          shapes.add(List.of(new Spec(column, asc, nullsFirst)));
+          // a second key decides the first key's ties (also among the NULLs), and a third
+          shapes.add(List.of(new Spec(column, asc, nullsFirst), new Spec(1 + r.nextInt(4), r.nextBoolean(),
+              r.nextBoolean()), new Spec(2, r.nextBoolean(), r.nextBoolean())));
+        }
+      }
+    }
+    for (int n : new int[] {0, 1, 63, 5_000}) {
+      List<Object[]> rows = rows(r, n);
+      for (List<Spec> shape : shapes) {
+        assertThat(actual(batches(rows, r), shape)).as("%d rows by %s", n, shape).isEqualTo(expected(rows, shape));
+      }
+    }
+  }
+}
