@@ -205,12 +205,14 @@ public final class SortExec extends Operator {
     private long[] refs = new long[1024];
     private final long[][] sortKeys = new long[nk][];
     private final boolean[][] nulls = new boolean[nk][];
+    /** Per string or binary key: the rows whose value has 8 bytes or more (their long holds only the first 7). */
+    private final boolean[][] longer = new boolean[nk][];
     private int size;
 
     FullSort() {
       for (int k = 0; k < nk; k++) {
         Kernels.Family f = keys.get(k).family();
-        typed[k] = f == Kernels.Family.LONG || f == Kernels.Family.DOUBLE;
+        typed[k] = f == Kernels.Family.LONG || f == Kernels.Family.DOUBLE || f == Kernels.Family.BYTES;
         if (typed[k]) sortKeys[k] = new long[1024];
       }
     }
@@ -229,6 +231,7 @@ public final class SortExec extends Operator {
         for (int k = 0; k < nk; k++) {
           if (sortKeys[k] != null) sortKeys[k] = java.util.Arrays.copyOf(sortKeys[k], cap);
           if (nulls[k] != null) nulls[k] = java.util.Arrays.copyOf(nulls[k], cap);
+          if (longer[k] != null) longer[k] = java.util.Arrays.copyOf(longer[k], cap);
         }
       }
       for (int i = 0; i < n; i++) refs[size + i] = Rows.ref(b, i);
@@ -237,6 +240,10 @@ public final class SortExec extends Operator {
         Key key = keys.get(k);
         ColumnValues x = kv.get(k);
         boolean anyNull = BatchValues.anyNull(x);
+        if (key.family() == Kernels.Family.BYTES) {
+          addBytes(k, key, x, n, anyNull);
+          continue;
+        }
         long[] longs = key.family() == Kernels.Family.LONG ? BatchValues.longs(x, n) : null;
         double[] doubles = longs == null ? BatchValues.doubles(x, n) : null;
         long flip = key.ascending() ? 0 : -1L; // descending: ~v reverses the signed order
@@ -252,6 +259,45 @@ public final class SortExec extends Operator {
       size += n;
     }
 
+    /**
+     * A string or binary key: its first 7 bytes (unsigned, big-endian, zero-padded) and then its length capped at 8
+     * in one long, the sign bit flipped so that signed order is the bytes' unsigned order. Two values of up to 7
+     * bytes compare as their longs do; values of 8 bytes or more that share their first 7 are marked
+     * {@link #longer} and ordered among themselves by the comparator after the radix sort.
+     */
+    private void addBytes(int k, Key key, ColumnValues x, int n, boolean anyNull) {
+      if (longer[k] == null) longer[k] = new boolean[refs.length];
+      if (anyNull && nulls[k] == null) nulls[k] = new boolean[refs.length];
+      long flip = key.ascending() ? 0 : -1L;
+      long[] out = sortKeys[k];
+      boolean[] isLonger = longer[k];
+      org.apache.arrow.vector.FieldVector vector = x.vector();
+      org.apache.arrow.vector.BaseVariableWidthVector w =
+          vector instanceof org.apache.arrow.vector.BaseVariableWidthVector b ? b : null;
+      for (int i = 0; i < n; i++) {
+        int at = size + i;
+        if (anyNull && x.isNull(i)) {
+          nulls[k][at] = true;
+          continue;
+        }
+        long prefix = 0;
+        int len;
+        if (w != null) {
+          long start = w.getStartOffset(i);
+          len = w.getEndOffset(i) - (int) start;
+          org.apache.arrow.memory.ArrowBuf data = w.getDataBuffer();
+          for (int j = 0; j < 7; j++) prefix = prefix << 8 | (j < len ? data.getByte(start + j) & 0xFF : 0);
+        } else {
+          Object v = x.getObject(i);
+          byte[] bytes = v instanceof String str ? str.getBytes(java.nio.charset.StandardCharsets.UTF_8) : (byte[]) v;
+          len = bytes.length;
+          for (int j = 0; j < 7; j++) prefix = prefix << 8 | (j < len ? bytes[j] & 0xFF : 0);
+        }
+        isLonger[at] = len >= 8;
+        out[at] = ((prefix << 8 | Math.min(len, 8)) ^ Long.MIN_VALUE) ^ flip;
+      }
+    }
+
     long[] sort() {
       long[] perm = new long[size]; // row numbers (input order), ordered key by key
       for (int i = 0; i < size; i++) perm[i] = i;
@@ -259,8 +305,12 @@ public final class SortExec extends Operator {
       for (int k = nk - 1; k >= 0; k--) {
         if (typed[k]) {
           long[] v = sortKeys[k];
-          for (int p = 0; p < size; p++) scratch[p] = v[(int) perm[p]];
+          for (int p = 0; p < size; p++) {
+            if ((p & 4095) == 0) cancellation.check(); // every 4,096 rows: a key of 10 M rows takes a tenth of a second
+            scratch[p] = v[(int) perm[p]];
+          }
           LongSort.byKey(scratch, perm);
+          if (longer[k] != null) orderLonger(k, scratch, perm);
           if (nulls[k] != null) partitionNulls(perm, nulls[k], keys.get(k).nullsFirst(), scratch);
         } else {
           int key = k;
@@ -274,6 +324,27 @@ public final class SortExec extends Operator {
       long[] out = new long[size];
       for (int p = 0; p < size; p++) out[p] = refs[(int) perm[p]];
       return out;
+    }
+
+    /**
+     * After the radix sort on string key {@code k} ({@code sorted}: the longs, in the order of {@code perm}): each run
+     * of equal longs holding a value of 8 bytes or more is ordered by the whole key (a stable sort, so rows whose
+     * values are equal keep their order).
+     */
+    private void orderLonger(int k, long[] sorted, long[] perm) {
+      boolean[] isLonger = longer[k];
+      for (int lo = 0; lo < size; ) {
+        int hi = lo + 1;
+        boolean any = isLonger[(int) perm[lo]];
+        while (hi < size && sorted[hi] == sorted[lo]) any |= isLonger[(int) perm[hi++]];
+        if (any && hi - lo > 1) {
+          Long[] boxed = new Long[hi - lo];
+          for (int p = lo; p < hi; p++) boxed[p - lo] = perm[p];
+          java.util.Arrays.sort(boxed, (x, y) -> compareKey(k, refs[(int) (long) x], refs[(int) (long) y]));
+          for (int p = lo; p < hi; p++) perm[p] = boxed[p - lo];
+        }
+        lo = hi;
+      }
     }
 
     /** Moves the rows whose key is NULL first or last, each part keeping its order. */

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * SortExec without a fetch against a brute-force stable sort of the same rows: integer, double (NaN, -0.0, the
- * infinities), INT32 and string keys with NULLs and many ties, one key or several, every direction and NULL
+ * infinities), INT32 and string keys (empty, NUL bytes, multi-byte UTF-8, 7-byte prefixes shared by longer values)
+ * with NULLs and many ties, one key or several, every direction and NULL
  * placement. Each row carries a unique id, so the order of tied rows (input order) is checked too.
  */
 class SortExecTest {
@@ -52,6 +53,9 @@ class SortExecTest {
     double[] doubles = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8000000000123L), 1.5, -2.25,
         Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, -Double.MAX_VALUE};
     long[] longs = {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1};
+    // strings sorted by a 7-byte prefix and their length, then (8 bytes and more) by the whole value
+    String[] strings = {"", "a", "ab", "ab\u0000", "abcdefg", "abcdefgh", "abcdefg\u0000", "abcdefghij", "abcdefgz",
+        "\u00e9t\u00e9", "\u00e9t\u00e9 long enough", "zzzzzzzzzz", "\uffff"};
     List<Object[]> rows = new ArrayList<>();
     for (int j = 0; j < n; j++) {
       Object[] row = new Object[5];
@@ -59,7 +63,10 @@ class SortExecTest {
       row[1] = r.nextInt(12) == 0 ? null : r.nextInt(5) == 0 ? longs[r.nextInt(longs.length)] : (long) r.nextInt(50) - 25;
       row[2] = r.nextInt(12) == 0 ? null : r.nextInt(3) == 0 ? doubles[r.nextInt(doubles.length)] : r.nextInt(40) / 4.0;
       row[3] = r.nextInt(12) == 0 ? null : (long) r.nextInt(7) - 3;
-      row[4] = r.nextInt(12) == 0 ? null : "s" + r.nextInt(30);
+      int shape = r.nextInt(12);
+      row[4] = shape == 0 ? null : shape < 5 ? "s" + r.nextInt(30)
+          : shape < 7 ? (r.nextBoolean() ? "qrstuvwx" : "qrstuvwa") // exactly 8 bytes, alike in their first 7
+          : strings[r.nextInt(strings.length)] + (r.nextBoolean() ? "" : Integer.toString(r.nextInt(20)));
       rows.add(row);
     }
     return rows;
