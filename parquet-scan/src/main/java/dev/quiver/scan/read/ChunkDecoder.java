@@ -1,12 +1,12 @@
 package dev.quiver.scan.read;
 
 import dev.quiver.common.ArrowBulk;
-import org.apache.arrow.vector.BaseVariableWidthVector;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarBinaryVector;
@@ -618,7 +618,7 @@ final class ChunkDecoder {
       q += 4 + len;
       total += len;
     }
-    int start = stageStrings(v, at, count, total);
+    int start = stageStrings(v, at, count, total, total);
     byte[] st = stringStage;
     byte[] os = offsetStage;
     int p = 0;
@@ -636,14 +636,10 @@ final class ChunkDecoder {
 
   /**
    * Readies slots {@code [at, at + count)} of {@code v} for strings of {@code total} bytes staged in
-   * {@link #stringStage} (at least {@code stage} bytes) and their end offsets in {@link #offsetStage}: the vector's
-   * buffers grown, the slots before {@code at} filled; returns where the strings start in the data buffer.
+   * {@link #stringStage} (made at least {@code stage} bytes: more than {@code total} leaves slack for wider moves)
+   * and their end offsets in {@link #offsetStage}: the vector's buffers grown, the slots before {@code at} filled;
+   * returns where the strings start in the data buffer.
    */
-  private int stageStrings(BaseVariableWidthVector v, int at, int count, long total) {
-    return stageStrings(v, at, count, total, total);
-  }
-
-  /** As above, with a stage of {@code stage} bytes (more than {@code total}: slack for wider moves). */
   private int stageStrings(BaseVariableWidthVector v, int at, int count, long total, long stage) {
     while (v.getValueCapacity() < at + count) v.reallocValidityAndOffsetBuffers();
     v.fillEmpties(at);

@@ -110,15 +110,8 @@ final class PartialAggregate {
     }
 
     void saw(GroupTable table) {
-      raise(0, table.groups());
-      for (int c = 1; c < most.length(); c++) raise(c, table.distinct(c - 1));
-    }
-
-    private void raise(int i, int n) {
-      int cur;
-      while (n > (cur = most.get(i)) && !most.compareAndSet(i, cur, n)) {
-        // another task raised it meanwhile: look again
-      }
+      most.accumulateAndGet(0, table.groups(), Math::max);
+      for (int c = 1; c < most.length(); c++) most.accumulateAndGet(c, table.distinct(c - 1), Math::max);
     }
 
     void apply(GroupTable table) {
@@ -144,11 +137,7 @@ final class PartialAggregate {
 
     private final SizeHint hint;
 
-    Task(Spec spec, BufferAllocator allocator, Cancellation cancellation) {
-      this(spec, allocator, cancellation, null);
-    }
-
-    /** As above, the table sized by and reported to {@code hint} (null: none). */
+    /** A task whose group table is sized by and reported to {@code hint} (null: none). */
     Task(Spec spec, BufferAllocator allocator, Cancellation cancellation, SizeHint hint) {
       this.spec = spec;
       this.hint = hint;

@@ -191,12 +191,12 @@ public final class SortExec extends Operator {
   /**
    * The rows of a sort without a fetch: a least-significant-key-first sequence of stable sorts, one a key, from the
    * last key to the first, so that each key orders the rows and the keys after it break its ties (ties of all keys
-   * keep input order, as {@link #compare}'s do). An integer-like (LONG family) or floating-point key is kept as a
-   * long a row that orders as the key does (doubles: -0.0 as 0.0, every NaN above every number, as
-   * {@link Kernels#compareDouble}; descending: the bits inverted) and sorted by a stable radix sort
-   * ({@link LongSort}), then its NULLs moved first or last by a stable partition; any other key (strings, decimals,
-   * booleans) by a stable merge sort with {@link #compareKey}. Before, every sort compared boxed values: 10 M rows
-   * by a double took 16 s.
+   * keep input order, as {@link #compare}'s do). An integer-like (LONG family), floating-point, string or binary key
+   * is kept as a long a row that orders as the key does (doubles: -0.0 as 0.0, every NaN above every number, as
+   * {@link Kernels#compareDouble}; strings: see {@link #addBytes}; descending: the bits inverted) and sorted by a
+   * stable radix sort ({@link LongSort}), then its NULLs moved first or last by a stable partition; any other key
+   * (decimals, booleans) by a stable merge sort with {@link #compareKey}. Before, every sort compared boxed values:
+   * 10 M rows by a double took 16 s.
    */
   private final class FullSort {
     private final int nk = keys.size();
@@ -313,11 +313,7 @@ public final class SortExec extends Operator {
           if (longer[k] != null) orderLonger(k, scratch, perm);
           if (nulls[k] != null) partitionNulls(perm, nulls[k], keys.get(k).nullsFirst(), scratch);
         } else {
-          int key = k;
-          Long[] boxed = new Long[size];
-          for (int p = 0; p < size; p++) boxed[p] = perm[p];
-          java.util.Arrays.sort(boxed, (x, y) -> compareKey(key, refs[(int) (long) x], refs[(int) (long) y]));
-          for (int p = 0; p < size; p++) perm[p] = boxed[p];
+          sortByKey(k, perm, 0, size);
         }
         cancellation.check();
       }
@@ -337,14 +333,17 @@ public final class SortExec extends Operator {
         int hi = lo + 1;
         boolean any = isLonger[(int) perm[lo]];
         while (hi < size && sorted[hi] == sorted[lo]) any |= isLonger[(int) perm[hi++]];
-        if (any && hi - lo > 1) {
-          Long[] boxed = new Long[hi - lo];
-          for (int p = lo; p < hi; p++) boxed[p - lo] = perm[p];
-          java.util.Arrays.sort(boxed, (x, y) -> compareKey(k, refs[(int) (long) x], refs[(int) (long) y]));
-          for (int p = lo; p < hi; p++) perm[p] = boxed[p - lo];
-        }
+        if (any && hi - lo > 1) sortByKey(k, perm, lo, hi);
         lo = hi;
       }
+    }
+
+    /** Rows {@code perm[lo, hi)} ordered by key {@code k} alone with the comparator: a stable merge sort. */
+    private void sortByKey(int k, long[] perm, int lo, int hi) {
+      Long[] boxed = new Long[hi - lo];
+      for (int p = lo; p < hi; p++) boxed[p - lo] = perm[p];
+      java.util.Arrays.sort(boxed, (x, y) -> compareKey(k, refs[(int) (long) x], refs[(int) (long) y]));
+      for (int p = lo; p < hi; p++) perm[p] = boxed[p - lo];
     }
 
     /** Moves the rows whose key is NULL first or last, each part keeping its order. */

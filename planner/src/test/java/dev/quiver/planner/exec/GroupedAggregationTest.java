@@ -10,7 +10,6 @@ import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.PhysicalExpr;
 import dev.quiver.planner.kernel.VectorValues;
-import dev.quiver.planner.kernel.Vectors;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.planner.plan.LogicalPlan.AggFunc;
 import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
@@ -91,34 +90,7 @@ class GroupedAggregationTest {
 
   /** The rows in batches of random sizes up to {@code maxBatch}. */
   private List<VectorSchemaRoot> batches(List<Object[]> rows, Random r, int maxBatch) {
-    List<VectorSchemaRoot> out = new ArrayList<>();
-    int at = 0;
-    while (at < rows.size()) {
-      int n = Math.min(rows.size() - at, 1 + r.nextInt(maxBatch));
-      VectorSchemaRoot b = VectorSchemaRoot.create(SCHEMA, allocator);
-      b.allocateNew();
-      for (int c = 0; c < SCHEMA.getFields().size(); c++) {
-        for (int i = 0; i < n; i++) Vectors.set(b.getVector(c), i, rows.get(at + i)[c]);
-        b.getVector(c).setValueCount(n);
-      }
-      b.setRowCount(n);
-      out.add(b);
-      at += n;
-    }
-    return out;
-  }
-
-  private static final class Source extends Operator {
-    final List<VectorSchemaRoot> batches;
-    int next;
-    Source(List<VectorSchemaRoot> batches) { this.batches = batches; }
-    @Override public Schema schema() { return SCHEMA; }
-    @Override public List<Operator> children() { return List.of(); }
-    @Override public String describe() { return "Source"; }
-    @Override protected VectorSchemaRoot produce() { return next < batches.size() ? batches.get(next++) : null; }
-    @Override public void close() {
-      while (next < batches.size()) batches.get(next++).close();
-    }
+    return RowBatches.of(SCHEMA, rows, r, maxBatch, allocator);
   }
 
   private static List<AggregateCall> calls() {
@@ -165,7 +137,7 @@ class GroupedAggregationTest {
   /** AggregateExec's output rows, in order. */
   private List<List<Object>> actual(LogicalPlan.Aggregate p, List<VectorSchemaRoot> batches) {
     List<List<Object>> out = new ArrayList<>();
-    try (Operator a = PhysicalPlanner.aggregate(new Source(batches), p, allocator, ctx, 1000)) {
+    try (Operator a = PhysicalPlanner.aggregate(new RowBatches.Source(SCHEMA, batches), p, allocator, ctx, 1000)) {
       VectorSchemaRoot b;
       while ((b = a.next()) != null) {
         try (VectorSchemaRoot batch = b) {

@@ -7,7 +7,6 @@ import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.kernel.VectorValues;
-import dev.quiver.planner.kernel.Vectors;
 import dev.quiver.planner.types.SqlTypes;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
@@ -73,34 +72,7 @@ class SortExecTest {
   }
 
   private List<VectorSchemaRoot> batches(List<Object[]> rows, Random r) {
-    List<VectorSchemaRoot> out = new ArrayList<>();
-    int at = 0;
-    while (at < rows.size()) {
-      int n = Math.min(rows.size() - at, 1 + r.nextInt(700));
-      VectorSchemaRoot b = VectorSchemaRoot.create(SCHEMA, allocator);
-      b.allocateNew();
-      for (int c = 0; c < SCHEMA.getFields().size(); c++) {
-        for (int i = 0; i < n; i++) Vectors.set(b.getVector(c), i, rows.get(at + i)[c]);
-        b.getVector(c).setValueCount(n);
-      }
-      b.setRowCount(n);
-      out.add(b);
-      at += n;
-    }
-    return out;
-  }
-
-  private static final class Source extends Operator {
-    final List<VectorSchemaRoot> batches;
-    int next;
-    Source(List<VectorSchemaRoot> batches) { this.batches = batches; }
-    @Override public Schema schema() { return SCHEMA; }
-    @Override public List<Operator> children() { return List.of(); }
-    @Override public String describe() { return "Source"; }
-    @Override protected VectorSchemaRoot produce() { return next < batches.size() ? batches.get(next++) : null; }
-    @Override public void close() {
-      while (next < batches.size()) batches.get(next++).close();
-    }
+    return RowBatches.of(SCHEMA, rows, r, 700, allocator);
   }
 
   /** A sort key in the test: column, direction, NULL placement. */
@@ -144,7 +116,7 @@ class SortExecTest {
           s.nullsFirst()));
     }
     List<Long> ids = new ArrayList<>();
-    try (SortExec sort = new SortExec(new Source(batches), keys, -1, "sort", allocator, 1000)) {
+    try (SortExec sort = new SortExec(new RowBatches.Source(SCHEMA, batches), keys, -1, "sort", allocator, 1000)) {
       VectorSchemaRoot b;
       while ((b = sort.next()) != null) {
         try (VectorSchemaRoot batch = b) {
