@@ -48,3 +48,27 @@ def quiver(jar, data, port, queries, warm=5, n=21):
     finally:
         p.terminate()
         p.wait()
+
+
+def duck_view(path):
+    """A DuckDB connection (2 threads, as Quiver's scan pool) with view `t` over the Parquet file `path`."""
+    import duckdb
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
+    return con
+
+
+def before_after(after, before, data, port):
+    """{"after": (process, client)} and, when `before` names a jar, "before" too (on port + 1), each started alone."""
+    servers = {"after": start(after, data, port)}
+    if before:
+        servers["before"] = start(before, data, port + 1)
+    return servers
+
+
+def stop(servers):
+    """Stops the servers of `before_after`."""
+    for p, _ in servers.values():
+        p.terminate()
+        p.wait()

@@ -8,7 +8,7 @@ The answers are compared on their sort keys, row by row (rows whose keys tie may
 import argparse, os
 import duckdb
 import pyarrow.flight as fl
-from flightbench import start, timed
+from flightbench import timed, duck_view, before_after, stop
 
 QUERIES = [
     ("a double", "SELECT i, d FROM t ORDER BY d"),
@@ -50,12 +50,8 @@ def main():
     a = ap.parse_args()
     path = os.path.join(a.dir, "t", "t.parquet")
     generate(path, a.rows)
-    duck = duckdb.connect()
-    duck.execute("SET threads = 2")
-    duck.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
-    servers = {"after": start(a.after, a.dir, 31621)}
-    if a.before:
-        servers["before"] = start(a.before, a.dir, 31622)
+    duck = duck_view(path)
+    servers = before_after(a.after, a.before, a.dir, 31621)
     try:
         print("| query | SQL | before ms | after ms | DuckDB ms | after / DuckDB | same order |")
         print("|---|---|---:|---:|---:|---:|---|")
@@ -71,9 +67,7 @@ def main():
             print(f"| {name} | `{sql}` | {before} | {times['after']:.1f} | {times['duck']:.1f} | "
                   f"{times['after'] / times['duck']:.2f} | {same} |", flush=True)
     finally:
-        for p, _ in servers.values():
-            p.terminate()
-            p.wait()
+        stop(servers)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,7 @@
 
   python3 bench/scripts/grouping.py AFTER_JAR [--before BEFORE_JAR] [--dir /tmp/quiver-topn]"""
 import argparse, os
-import duckdb
-from flightbench import start, run
+from flightbench import run, duck_view, before_after, stop
 from top_n import generate, med
 
 QUERIES = [
@@ -34,12 +33,8 @@ def main():
     a = ap.parse_args()
     path = os.path.join(a.dir, "t", "t.parquet")
     generate(path, 20_000_000)
-    duck = duckdb.connect()
-    duck.execute("SET threads = 2")
-    duck.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
-    servers = {"after": start(a.after, a.dir, 31613)}
-    if a.before:
-        servers["before"] = start(a.before, a.dir, 31614)
+    duck = duck_view(path)
+    servers = before_after(a.after, a.before, a.dir, 31613)
     try:
         print("| query | SQL | before ms | after ms | DuckDB ms | before / DuckDB | after / DuckDB | same answer |")
         print("|---|---|---:|---:|---:|---:|---:|---|")
@@ -58,9 +53,7 @@ def main():
             print(f"| {name} | `{sql}` | {b:.1f} | {times['after']:.1f} | {d:.1f} | {b / d:.2f} | "
                   f"{times['after'] / d:.2f} | {same} |", flush=True)
     finally:
-        for p, _ in servers.values():
-            p.terminate()
-            p.wait()
+        stop(servers)
 
 
 if __name__ == "__main__":

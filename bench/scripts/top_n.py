@@ -7,7 +7,7 @@ The file: `id` 0..N-1 in order (sorted across row groups), `ts` a timestamp risi
 `g` one of 100 groups, `price` a DECIMAL(12,2), `s` a short string; DuckDB's default row groups (122,880 rows)."""
 import argparse, os, re
 import duckdb
-from flightbench import start, run, timed
+from flightbench import run, timed, duck_view, before_after, stop
 
 QUERIES = [
     ("non-key column, all columns", "SELECT * FROM t ORDER BY v LIMIT 10"),
@@ -44,12 +44,8 @@ def main():
     a = ap.parse_args()
     path = os.path.join(a.dir, "t", "t.parquet")
     generate(path, a.rows)
-    duck = duckdb.connect()
-    duck.execute("SET threads = 2")
-    duck.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
-    servers = {"after": start(a.after, a.dir, 31611)}
-    if a.before:
-        servers["before"] = start(a.before, a.dir, 31612)
+    duck = duck_view(path)
+    servers = before_after(a.after, a.before, a.dir, 31611)
     try:
         print(f"| query | SQL | before ms | after ms | DuckDB ms | after / DuckDB | row groups read (after) | same answer |")
         print("|---|---|---:|---:|---:|---:|---:|---|")
@@ -71,9 +67,7 @@ def main():
             print(f"| {name} | `{sql}` | {before} | {times['after']:.1f} | {times['duck']:.1f} | "
                   f"{times['after'] / times['duck']:.2f} | {read} of {m['row_groups_total']} | {same} |")
     finally:
-        for p, _ in servers.values():
-            p.terminate()
-            p.wait()
+        stop(servers)
 
 
 if __name__ == "__main__":
