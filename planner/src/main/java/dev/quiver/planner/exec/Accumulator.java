@@ -203,26 +203,28 @@ abstract class Accumulator {
     }
   }
 
+  /** sum of doubles, compensated ({@link CompensatedSum}): its answer does not depend on the order of the rows. */
   private static final class DoubleSum extends Accumulator {
-    double sum;
+    final double[] sum = new double[2];
     boolean any;
     void add(ColumnValues v, int i) {
       if (v.isNull(i)) return;
       any = true;
-      sum += v.getDouble(i);
+      CompensatedSum.add(sum, 0, v.getDouble(i));
     }
-    Object result() { return any ? sum : null; }
+    Object result() { return any ? CompensatedSum.value(sum[0], sum[1]) : null; }
   }
 
+  /** avg of doubles: a compensated sum ({@link CompensatedSum}) divided by the count. */
   private static final class DoubleAvg extends Accumulator {
-    double sum;
+    final double[] sum = new double[2];
     long n;
     void add(ColumnValues v, int i) {
       if (v.isNull(i)) return;
       n++;
-      sum += v.getDouble(i);
+      CompensatedSum.add(sum, 0, v.getDouble(i));
     }
-    Object result() { return n == 0 ? null : sum / n; }
+    Object result() { return n == 0 ? null : CompensatedSum.value(sum[0], sum[1]) / n; }
   }
 
   /**

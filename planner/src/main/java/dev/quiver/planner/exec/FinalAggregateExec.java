@@ -113,6 +113,11 @@ final class FinalAggregateExec extends Operator {
         List<ColumnValues> keyValues = new ArrayList<>();
         for (int c = 0; c < nk; c++) keyValues.add(new VectorValues(b.getVector(c), false));
         if (table != null) table.batch(keyValues, n);
+        if (PartialAggregate.isRaw(b, nk)) {
+          foldRows(b, n, ids);
+          tableBytes = chargeTable(tableBytes);
+          continue;
+        }
         int[] firstColumn = new int[na];
         int col = nk;
         for (int a = 0; a < na; a++) {
@@ -121,7 +126,7 @@ final class FinalAggregateExec extends Operator {
           if (kind == PartialAggregate.Kind.MIN_MAX) {
             merged[a].batch(new VectorValues(b.getVector(col), false), n);
           }
-          col += kind == PartialAggregate.Kind.DECIMAL ? 3 : 1;
+          col += kind == PartialAggregate.Kind.DECIMAL || kind == PartialAggregate.Kind.DOUBLE ? 3 : 1;
         }
         for (int lo = 0; lo < n; lo += CHUNK) {
           int hi = Math.min(n, lo + CHUNK);
@@ -144,17 +149,19 @@ final class FinalAggregateExec extends Operator {
                 BigDecimal s = spilled.isNull(i) ? null : new BigDecimal(spilled.getObject(i).toString());
                 d.merge(ids[i], u.get(i), s, count.get(i));
               }
+            } else if (kind == PartialAggregate.Kind.DOUBLE) {
+              GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) merged[a];
+              org.apache.arrow.vector.Float8Vector h = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a]);
+              org.apache.arrow.vector.Float8Vector l = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a] + 1);
+              org.apache.arrow.vector.BigIntVector count = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a] + 2);
+              for (int i = lo; i < hi; i++) d.merge(ids[i], h.get(i), l.get(i), count.get(i));
             } else {
               merged[a].update(ids, lo, hi);
             }
           }
           cancellation.check();
         }
-        if (table != null) {
-          long bytes = table.bytes();
-          memory.add(bytes - tableBytes);
-          tableBytes = bytes;
-        }
+        tableBytes = chargeTable(tableBytes);
       }
     }
     consumed = true;
@@ -162,6 +169,50 @@ final class FinalAggregateExec extends Operator {
       emptyValues = new Object[na];
       for (int a = 0; a < na; a++) emptyValues[a] = Accumulator.factory(calls.get(a)).create(memory).result();
       groupCount = emptyInputGroups.size();
+    }
+  }
+
+  /** Charges the table's growth since it took {@code charged} bytes; returns what it takes now. */
+  private long chargeTable(long charged) {
+    if (table == null) return charged;
+    long bytes = table.bytes();
+    memory.add(bytes - charged);
+    return bytes;
+  }
+
+  /**
+   * Folds a batch of rows that a partial task passed through ({@link PartialAggregate.Task#add}: the keys, then the
+   * argument of each aggregate that has one) as a single-phase aggregation would. The table has its keys already.
+   */
+  private void foldRows(VectorSchemaRoot b, int n, int[] ids) {
+    int na = calls.size();
+    FieldVector[] args = new FieldVector[na];
+    int col = nk;
+    for (int a = 0; a < na; a++) {
+      if (calls.get(a).arg() == null) continue;
+      args[a] = b.getVector(col++);
+      if (merged[a] != null) merged[a].batch(new VectorValues(args[a], false), n);
+    }
+    for (int lo = 0; lo < n; lo += CHUNK) {
+      int hi = Math.min(n, lo + CHUNK);
+      if (table != null) {
+        table.ids(lo, hi, ids);
+        grow(table.groups());
+      }
+      for (int a = 0; a < na; a++) {
+        if (merged[a] != null) {
+          merged[a].update(ids, lo, hi);
+        } else {
+          long[] c = counts[a];
+          FieldVector v = args[a];
+          if (v == null || v.getNullCount() == 0) {
+            for (int i = lo; i < hi; i++) c[ids[i]]++;
+          } else {
+            for (int i = lo; i < hi; i++) if (!v.isNull(i)) c[ids[i]]++;
+          }
+        }
+      }
+      cancellation.check();
     }
   }
 

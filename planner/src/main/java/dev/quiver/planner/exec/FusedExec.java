@@ -63,6 +63,16 @@ final class FusedExec extends Operator {
     }
   }
 
+  /** For a partial aggregation: the rows its tasks passed through unaggregated (null: not one). */
+  LongAdder passedRows;
+
+  @Override
+  public java.util.Map<String, Long> metrics() {
+    java.util.Map<String, Long> m = super.metrics();
+    if (passedRows != null && passedRows.sum() > 0) m.put("passed_through_rows", passedRows.sum());
+    return m;
+  }
+
   @Override
   protected long outputRows() {
     return rows.sum();

@@ -207,9 +207,12 @@ abstract class GroupedAccumulator {
     }
   }
 
-  /** sum or avg of DOUBLE: the same additions in the same (row) order as {@link Accumulator}'s. */
-  private static final class DoubleSum extends GroupedAccumulator {
-    @Override int bytesPerGroup() { return 16; }
+  /**
+   * sum or avg of DOUBLE: a compensated sum per group ({@link CompensatedSum}: hi and lo side by side) and a count,
+   * the same additions as {@link Accumulator}'s; a partial aggregation's state is the pair and the count.
+   */
+  static final class DoubleSum extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 24; }
     final boolean avg;
     double[] sums = new double[0];
     long[] counts = new long[0];
@@ -217,9 +220,9 @@ abstract class GroupedAccumulator {
     boolean nulls;
     DoubleSum(boolean avg) { this.avg = avg; }
     void grow(int count) {
-      if (count > sums.length) {
-        int cap = capacity(sums.length, count);
-        sums = Arrays.copyOf(sums, cap);
+      if (count > counts.length) {
+        int cap = capacity(counts.length, count);
+        sums = Arrays.copyOf(sums, 2 * cap);
         counts = Arrays.copyOf(counts, cap);
       }
     }
@@ -235,24 +238,28 @@ abstract class GroupedAccumulator {
       double[] s = sums;
       long[] c = counts;
       double[] xs = x;
-      if (!nulls) {
-        for (int i = lo; i < hi; i++) {
-          int g = ids[i];
-          s[g] += xs[i];
-          c[g]++;
-        }
-      } else {
-        for (int i = lo; i < hi; i++) {
-          if (v.isNull(i)) continue;
-          int g = ids[i];
-          s[g] += xs[i];
-          c[g]++;
-        }
+      for (int i = lo; i < hi; i++) {
+        if (nulls && v.isNull(i)) continue;
+        int g = ids[i];
+        CompensatedSum.add(s, 2 * g, xs[i]);
+        c[g]++;
       }
+    }
+    /** Group {@code g}'s state, for a partial aggregation: the pair ({@link CompensatedSum}) and the count. */
+    double hiOf(int g) { return sums[2 * g]; }
+    double loOf(int g) { return sums[2 * g + 1]; }
+    long countOf(int g) { return counts[g]; }
+
+    /** Adds a partial state ({@link #hiOf}, {@link #loOf}, {@link #countOf}) to group {@code g}. */
+    void merge(int g, double hi, double lo, long count) {
+      if (count == 0) return;
+      CompensatedSum.merge(sums, 2 * g, hi, lo);
+      counts[g] += count;
     }
     Object result(int g) {
       if (counts[g] == 0) return null;
-      return avg ? sums[g] / counts[g] : sums[g];
+      double s = CompensatedSum.value(sums[2 * g], sums[2 * g + 1]);
+      return avg ? s / counts[g] : s;
     }
   }
 

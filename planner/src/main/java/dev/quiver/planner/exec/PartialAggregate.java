@@ -25,11 +25,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * and emits them as one small batch: the group keys, then each aggregate's state columns. {@link FinalAggregateExec}
  * merges the states of all tasks. Only aggregates whose results (values and errors) do not depend on the order of
  * the rows are split: count, sum of decimals, avg of integers and decimals (the state is the unscaled running sum,
- * what spilled past a long as text, and the count; overflow is checked on the final total, as before), min and
- * max, bool_and and bool_or. DISTINCT aggregates, floating-point sums (rounding depends on the order of the
- * additions), sums of integers (exact, but slower split: see {@link #kind}) and the analytic aggregates (percentiles
- * keep every value; corr/covar/regr_* are floating-point sums; arg_min/arg_max answer ties in input order;
- * approx_count_distinct's sketch could merge, but has no state column yet) keep the single-phase plan. Groups come out in order of their first row, per task and so overall,
+ * what spilled past a long as text, and the count; overflow is checked on the final total, as before), sum and avg
+ * of doubles (the compensated pair of {@link CompensatedSum} and the count: the answer is the exact sum rounded
+ * once, whatever the order and the split), min and max, bool_and and bool_or. DISTINCT aggregates, sums of integers
+ * (exact, but slower split: see {@link #kind}) and the analytic aggregates (percentiles keep every value;
+ * variance and corr/covar/regr_* are not compensated; arg_min/arg_max answer ties in input order;
+ * approx_count_distinct's sketch could merge, but has no state column yet) keep the single-phase plan. Groups come
+ * out in order of their first row, per task and so overall,
  * as a single-phase aggregation numbers them.
  */
 final class PartialAggregate {
@@ -39,6 +41,8 @@ final class PartialAggregate {
     COUNT,
     /** sum of decimals, avg of decimals and integers: unscaled BIGINT, spilled part as text (or NULL), BIGINT count. */
     DECIMAL,
+    /** sum and avg of doubles: the compensated pair ({@link CompensatedSum}) as two DOUBLEs, the BIGINT count. */
+    DOUBLE,
     /** min, max, bool_and, bool_or: the value (NULL when none); merged by min / max / AND / OR. */
     MIN_MAX
   }
@@ -53,8 +57,9 @@ final class PartialAggregate {
     return switch (call.func()) {
       // a sum of integers is not split (yet): its answer and error do not depend on the order of the rows (only the
       // exact total must fit), but split it measured 10-14% slower on TPC-H SF 1 (bench/results/aggregation.md)
-      case SUM -> family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
-      case AVG -> family == Kernels.Family.LONG || family == Kernels.Family.DECIMAL ? Kind.DECIMAL : null;
+      case SUM -> family == Kernels.Family.DECIMAL ? Kind.DECIMAL : family == Kernels.Family.DOUBLE ? Kind.DOUBLE : null;
+      case AVG -> family == Kernels.Family.LONG || family == Kernels.Family.DECIMAL ? Kind.DECIMAL
+          : family == Kernels.Family.DOUBLE ? Kind.DOUBLE : null;
       case MIN, MAX, BOOL_AND, BOOL_OR -> Kind.MIN_MAX;
       default -> null;
     };
@@ -80,6 +85,12 @@ final class PartialAggregate {
           fields.add(nullable(prefix + "spilled", ArrowType.Utf8.INSTANCE));
           fields.add(nullable(prefix + "count", bigint));
         }
+        case DOUBLE -> {
+          ArrowType dbl = new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE);
+          fields.add(nullable(prefix + "hi", dbl));
+          fields.add(nullable(prefix + "lo", dbl));
+          fields.add(nullable(prefix + "count", bigint));
+        }
         case MIN_MAX -> fields.add(nullable(prefix + c.func().sqlName(), c.type()));
       }
     }
@@ -95,7 +106,41 @@ final class PartialAggregate {
    * expressions over the pipeline's batches, the aggregates, and the schema of the states.
    */
   record Spec(List<PhysicalExpr> keys, List<PhysicalExpr> args, List<AggregateCall> calls, List<ArrowType> keyTypes,
-      Schema stateSchema) {}
+      Schema stateSchema) {
+    /** What a task that passes its rows through emits: the keys and each aggregate's argument ({@link #raw}). */
+    Schema rawSchema() {
+      List<Field> fields = new ArrayList<>(stateSchema.getFields().subList(0, keys.size()));
+      for (int a = 0; a < calls.size(); a++) {
+        if (args.get(a) != null) fields.add(nullable(RAW_PREFIX + a, calls.get(a).arg().type()));
+      }
+      return new Schema(fields);
+    }
+
+    /** The key and argument expressions, in the order of {@link #rawSchema}. */
+    List<PhysicalExpr> rawExprs() {
+      List<PhysicalExpr> exprs = new ArrayList<>(keys);
+      for (PhysicalExpr a : args) if (a != null) exprs.add(a);
+      return exprs;
+    }
+  }
+
+  /** The name prefix of a passed-through batch's argument columns (a state batch's are {@code __state}). */
+  static final String RAW_PREFIX = "__raw";
+
+  /**
+   * Whether {@code b}, with {@code keyCount} key columns, holds rows passed through ({@link Task}) rather than
+   * states. Without aggregates the two are the same thing (the keys alone).
+   */
+  static boolean isRaw(VectorSchemaRoot b, int keyCount) {
+    List<Field> fields = b.getSchema().getFields();
+    return fields.size() > keyCount && fields.get(keyCount).getName().startsWith(RAW_PREFIX);
+  }
+
+  /** Rows a task folds before it judges whether its aggregation reduces them. */
+  static final int PROBE_ROWS = 1 << 15;
+
+  /** A task whose groups are more than this share of its rows stops aggregating and passes its rows through. */
+  static final double PASS_THROUGH_RATIO = 0.8;
 
   /**
    * What the tasks of one aggregation saw, shared between them (thread-safe): the most groups and the most distinct
@@ -104,6 +149,8 @@ final class PartialAggregate {
    */
   static final class SizeHint {
     private final AtomicIntegerArray most;
+    /** Whether a task found that the aggregation does not reduce its rows: later tasks pass theirs through. */
+    private volatile boolean passThrough;
 
     SizeHint(int keyColumns) {
       most = new AtomicIntegerArray(1 + keyColumns);
@@ -136,6 +183,12 @@ final class PartialAggregate {
     private int[] ids = new int[0];
 
     private final SizeHint hint;
+    /** Whether this task passes its rows through ({@link #add}); its states so far are emitted already. */
+    private boolean passing;
+    private boolean emitted;
+    private long passed;
+    private Schema rawSchema;
+    private List<PhysicalExpr> rawExprs;
 
     /** A task whose group table is sized by and reported to {@code hint} (null: none). */
     Task(Spec spec, BufferAllocator allocator, Cancellation cancellation, SizeHint hint) {
@@ -148,7 +201,8 @@ final class PartialAggregate {
       grouped = new GroupedAccumulator[na];
       for (int a = 0; a < na; a++) grouped[a] = GroupedAccumulator.of(Accumulator.factory(spec.calls().get(a)), memory);
       table = spec.keys().isEmpty() ? null : new GroupTable(spec.keyTypes());
-      if (table != null && hint != null) hint.apply(table);
+      passing = table != null && hint != null && hint.passThrough;
+      if (table != null && hint != null && !passing) hint.apply(table);
       if (table == null) {
         for (GroupedAccumulator g : grouped) g.grow(1);
         groupCount = 1;
@@ -156,10 +210,35 @@ final class PartialAggregate {
       }
     }
 
-    /** Folds the rows of {@code b} (not closed here) into the states. */
-    void add(VectorSchemaRoot b) {
+    /** The rows this task passed through. */
+    long passed() {
+      return passed;
+    }
+
+    /**
+     * Folds the rows of {@code b} (not closed here) into the states. A partial aggregation that does not reduce
+     * its rows (most keys distinct: more groups than {@link #PASS_THROUGH_RATIO} of its first {@link #PROBE_ROWS}
+     * rows or more) only costs a second hash table with the same rows as the input; such a task emits its states
+     * at once and from then on passes each batch's keys and arguments through to {@code out} ({@link
+     * Spec#rawSchema}), which the final aggregation folds as a single-phase one would. Later tasks of the query
+     * pass through from their start. The answer is the same: states and rows come out in the order of the rows.
+     */
+    void add(VectorSchemaRoot b, List<VectorSchemaRoot> out) {
       int n = b.getRowCount();
       if (n == 0) return;
+      if (passing) {
+        if (!emitted) {
+          emitted = true;
+          if (rows > 0) out.add(emitStates());
+        }
+        passed += n;
+        if (rawSchema == null) {
+          rawSchema = spec.rawSchema();
+          rawExprs = spec.rawExprs();
+        }
+        out.add(ProjectExec.compute(b, rawExprs, rawSchema, allocator));
+        return;
+      }
       rows += n;
       int na = grouped.length;
       List<ColumnValues> keyValues = new ArrayList<>();
@@ -193,11 +272,20 @@ final class PartialAggregate {
         keyValues.forEach(ColumnValues::close);
         for (ColumnValues v : argValues) if (v != null) v.close();
       }
+      if (table != null && hint != null && rows >= PROBE_ROWS && groupCount > PASS_THROUGH_RATIO * rows) {
+        passing = true;
+        hint.passThrough = true;
+      }
     }
 
-    /** The states of the groups seen, in order of first appearance; null when no row came. */
+    /** The states of the groups seen, in order of first appearance; null when no row came or emitted already. */
     VectorSchemaRoot emit() {
-      if (rows == 0) return null;
+      if (rows == 0 || emitted) return null;
+      emitted = true;
+      return emitStates();
+    }
+
+    private VectorSchemaRoot emitStates() {
       if (table != null && hint != null) hint.saw(table);
       int count = groupCount;
       VectorSchemaRoot batch = AggregateExec.emptyBatch(spec.stateSchema(), allocator, count);
@@ -218,6 +306,16 @@ final class PartialAggregate {
               BigDecimal s = d.spilledOf(g);
               Vectors.set(spilled, g, s == null ? null : s.toString());
               Vectors.set(n, g, d.countOf(g));
+            }
+          } else if (kind(spec.calls().get(a)) == Kind.DOUBLE) {
+            GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) acc;
+            org.apache.arrow.vector.Float8Vector hi = (org.apache.arrow.vector.Float8Vector) out.get(col++);
+            org.apache.arrow.vector.Float8Vector lo = (org.apache.arrow.vector.Float8Vector) out.get(col++);
+            org.apache.arrow.vector.BigIntVector n = (org.apache.arrow.vector.BigIntVector) out.get(col++);
+            for (int g = 0; g < count; g++) {
+              hi.set(g, d.hiOf(g));
+              lo.set(g, d.loOf(g));
+              n.set(g, d.countOf(g));
             }
           } else {
             acc.write(out.get(col++), 0, count);

@@ -292,6 +292,7 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     }
     op = new FusedExec(op, partial.stateSchema(), "AggregateExec: mode=partial " + aggregateDescription(aggregate),
         pipeline.partialRows, pipeline, pipeline.partialIndex());
+    ((FusedExec) op).passedRows = pipeline.passedRows;
     op.cancellation = cancellation;
     return new FinalAggregateExec(op, aggregate.schema(), aggregate.groups().size(), aggregate.aggregates(),
         "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows, emptyInputGroups(aggregate));

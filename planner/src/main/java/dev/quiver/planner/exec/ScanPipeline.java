@@ -85,6 +85,8 @@ final class ScanPipeline implements BatchPipeline.Factory {
   final LongAdder[] stageRows;
   /** Partial state rows emitted. */
   final LongAdder partialRows = new LongAdder();
+  /** The rows that the partial aggregation's tasks passed through unaggregated ({@link PartialAggregate.Task#add}). */
+  final LongAdder passedRows = new LongAdder();
   /** The sizes the partial aggregation's tasks saw, to size the next task's table. */
   private final PartialAggregate.SizeHint sizeHint;
 
@@ -229,7 +231,7 @@ final class ScanPipeline implements BatchPipeline.Factory {
     return new Step() {
       public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
         try (batch) {
-          aggregate.add(batch);
+          addTo(aggregate, batch, out);
         }
       }
 
@@ -245,6 +247,15 @@ final class ScanPipeline implements BatchPipeline.Factory {
         aggregate.close();
       }
     };
+  }
+
+  /** Folds {@code b} into {@code aggregate}, counting the rows of what it passes through to {@code out}. */
+  private void addTo(PartialAggregate.Task aggregate, VectorSchemaRoot b, List<VectorSchemaRoot> out) {
+    int before = out.size();
+    long passed = aggregate.passed();
+    aggregate.add(b, out);
+    passedRows.add(aggregate.passed() - passed);
+    for (int k = before; k < out.size(); k++) partialRows.add(out.get(k).getRowCount());
   }
 
   /** A step on the query's thread ({@link #step}). */
@@ -306,12 +317,12 @@ final class ScanPipeline implements BatchPipeline.Factory {
       }
       try (VectorSchemaRoot last = b) {
         if (expand == null) {
-          aggregate.add(last);
+          addTo(aggregate, last, out);
         } else {
           for (List<PhysicalExpr> projection : expand) {
             try (VectorSchemaRoot e = ProjectExec.compute(last, projection, expandSchema, allocator)) {
               expandRows.add(e.getRowCount());
-              aggregate.add(e);
+              addTo(aggregate, e, out);
             }
           }
         }
