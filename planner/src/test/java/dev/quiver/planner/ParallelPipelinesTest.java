@@ -115,7 +115,7 @@ class ParallelPipelinesTest {
       "SELECT l_orderkey, l_extendedprice * (1 - l_discount) AS p, upper(l_returnflag) FROM li "
           + "WHERE l_discount + 0 > 0.05 AND l_orderkey % 3 = 1",
       "SELECT DISTINCT l_returnflag, l_linestatus FROM li",
-      // not split: floating-point sums, DISTINCT aggregates (their inputs still fused)
+      // split: compensated double sums (the same answer in either plan); not split: DISTINCT aggregates
       "SELECT l_linestatus, sum(f), avg(f), count(DISTINCT l_orderkey) FROM li GROUP BY l_linestatus",
       "SELECT sum(f) FROM li WHERE l_quantity > 20",
       // bool_and / bool_or split (merged by AND / OR); the analytic aggregates single-phase beside them
