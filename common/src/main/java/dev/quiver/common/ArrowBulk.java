@@ -2,7 +2,11 @@ package dev.quiver.common;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVectorHelper;
@@ -32,15 +36,25 @@ public final class ArrowBulk {
    * as longs, or null for any other vector. NULL rows hold whatever their slot holds.
    */
   public static long[] longs(FieldVector v, int n) {
-    long[] out = new long[n];
-    if (v instanceof BigIntVector || v instanceof TimeStampVector) {
-      byte[] raw = copyOut(v, n, 8);
-      for (int i = 0; i < n; i++) out[i] = (long) LONGS.get(raw, i << 3);
-    } else if (v instanceof IntVector || v instanceof DateDayVector) {
-      byte[] raw = copyOut(v, n, 4);
-      for (int i = 0; i < n; i++) out[i] = (int) INTS.get(raw, i << 2);
+    return longs(v, n, null);
+  }
+
+  /**
+   * As {@link #longs(FieldVector, int)}, into {@code reuse} when it holds {@code n} values (a caller's array from
+   * the batch before: allocating and zeroing a new array a batch cost more than the copy itself). Read through a
+   * little-endian view of the buffer's memory: one bulk copy for 64-bit values, a widening loop for 32-bit ones.
+   */
+  public static long[] longs(FieldVector v, int n, long[] reuse) {
+    boolean wide = v instanceof BigIntVector || v instanceof TimeStampVector;
+    if (!wide && !(v instanceof IntVector || v instanceof DateDayVector)) return null;
+    long[] out = reuse != null && reuse.length >= n ? reuse : new long[n];
+    if (n == 0) return out;
+    ByteBuffer raw = view(v, n, wide ? 8 : 4);
+    if (wide) {
+      raw.asLongBuffer().get(out, 0, n);
     } else {
-      return null;
+      IntBuffer ints = raw.asIntBuffer();
+      for (int i = 0; i < n; i++) out[i] = ints.get(i);
     }
     return out;
   }
@@ -50,15 +64,21 @@ public final class ArrowBulk {
    * another kind of vector. One bulk copy instead of a bounds-checked read a row.
    */
   public static double[] doubles(FieldVector v, int n) {
-    double[] out = new double[n];
-    if (v instanceof Float8Vector) {
-      byte[] raw = copyOut(v, n, 8);
-      for (int i = 0; i < n; i++) out[i] = Double.longBitsToDouble((long) LONGS.get(raw, i << 3));
-    } else if (v instanceof Float4Vector) {
-      byte[] raw = copyOut(v, n, 4);
-      for (int i = 0; i < n; i++) out[i] = Float.intBitsToFloat((int) INTS.get(raw, i << 2));
+    return doubles(v, n, null);
+  }
+
+  /** As {@link #doubles(FieldVector, int)}, into {@code reuse} when it holds {@code n} values. */
+  public static double[] doubles(FieldVector v, int n, double[] reuse) {
+    boolean wide = v instanceof Float8Vector;
+    if (!wide && !(v instanceof Float4Vector)) return null;
+    double[] out = reuse != null && reuse.length >= n ? reuse : new double[n];
+    if (n == 0) return out;
+    ByteBuffer raw = view(v, n, wide ? 8 : 4);
+    if (wide) {
+      raw.asDoubleBuffer().get(out, 0, n);
     } else {
-      return null;
+      FloatBuffer floats = raw.asFloatBuffer();
+      for (int i = 0; i < n; i++) out[i] = floats.get(i);
     }
     return out;
   }
@@ -68,20 +88,25 @@ public final class ArrowBulk {
    * does not fit a long. NULL rows hold whatever their slot holds.
    */
   public static long[] unscaled(DecimalVector v, int n) {
-    long[] out = new long[n];
-    byte[] raw = copyOut(v, n, 16);
+    return unscaled(v, n, null);
+  }
+
+  /** As {@link #unscaled(DecimalVector, int)}, into {@code reuse} when it holds {@code n} values. */
+  public static long[] unscaled(DecimalVector v, int n, long[] reuse) {
+    long[] out = reuse != null && reuse.length >= n ? reuse : new long[n];
+    if (n == 0) return out;
+    LongBuffer halves = view(v, n, 16).asLongBuffer();
     for (int i = 0; i < n; i++) {
-      long low = (long) LONGS.get(raw, i << 4);
-      if ((long) LONGS.get(raw, (i << 4) + 8) != (low >> 63) && !v.isNull(i)) return null;
+      long low = halves.get(2 * i);
+      if (halves.get(2 * i + 1) != (low >> 63) && !v.isNull(i)) return null;
       out[i] = low;
     }
     return out;
   }
 
-  private static byte[] copyOut(FieldVector v, int n, int width) {
-    byte[] raw = new byte[n * width];
-    v.getDataBuffer().getBytes(0, raw, 0, raw.length);
-    return raw;
+  /** A little-endian view of the first {@code n} values ({@code width} bytes each) of {@code v}'s data buffer. */
+  private static ByteBuffer view(FieldVector v, int n, int width) {
+    return v.getDataBuffer().nioBuffer(0, n * width).order(ByteOrder.LITTLE_ENDIAN);
   }
 
   /** Marks slots {@code [at, at + count)} valid: whole bytes at once, bits at the ends. */

@@ -330,7 +330,12 @@ final class GroupTable {
     /** direct[k - base]: the id of value k, -1 if not known there. */
     int[] direct;
     long base;
-    @Override void prepare() { x = v.vector() == null ? null : BatchValues.longs(v, n); }
+    /** The batch before's values, an array to fill again. */
+    long[] scratch;
+    @Override void prepare() {
+      x = v.vector() == null ? null : BatchValues.longs(v, n, scratch);
+      if (x != null) scratch = x;
+    }
     @Override void expect(int n) {
       if (count > 0) return;
       map = new LongIntMap(n);

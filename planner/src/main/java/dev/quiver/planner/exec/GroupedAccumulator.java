@@ -158,6 +158,8 @@ abstract class GroupedAccumulator {
     java.math.BigInteger[] spilled;
     ColumnValues v;
     long[] x;
+    /** The array of the batch before, filled again by the next (see {@link BatchValues#longs(ColumnValues, int, long[])}). */
+    long[] scratch;
     boolean nulls;
     LongSum(AggregateCall call) { this.call = call; }
     void grow(int count) {
@@ -171,7 +173,8 @@ abstract class GroupedAccumulator {
     void batch(ColumnValues values, int n) {
       v = values;
       nulls = BatchValues.anyNull(values);
-      x = nulls && values.vector() == null ? null : BatchValues.longs(values, n);
+      x = nulls && values.vector() == null ? null : BatchValues.longs(values, n, scratch);
+      if (x != null) scratch = x;
     }
     void update(int[] ids, int lo, int hi) {
       if (x == null) return; // a NULL scalar
@@ -228,10 +231,12 @@ abstract class GroupedAccumulator {
     }
     /** The batch's values, read at once (a bounds-checked {@code getDouble} a row was most of q4's aggregation). */
     double[] x;
+    double[] scratch;
     void batch(ColumnValues values, int n) {
       v = values;
       nulls = BatchValues.anyNull(values);
-      x = nulls && values.vector() == null ? null : BatchValues.doubles(values, n);
+      x = nulls && values.vector() == null ? null : BatchValues.doubles(values, n, scratch);
+      if (x != null) scratch = x;
     }
     void update(int[] ids, int lo, int hi) {
       if (x == null) return; // a NULL scalar
@@ -277,6 +282,7 @@ abstract class GroupedAccumulator {
     long[] counts = new long[0];
     ColumnValues v;
     long[] x;
+    long[] scratch;
     boolean nulls;
     DecimalSum(AggregateCall call, boolean avg) {
       this.call = call;
@@ -297,12 +303,13 @@ abstract class GroupedAccumulator {
       if (nulls && values.vector() == null) {
         x = null;
       } else if (values.type() instanceof ArrowType.Decimal) {
-        x = BatchValues.unscaled(values, n);
+        x = BatchValues.unscaled(values, n, scratch);
       } else if (Kernels.family(values.type()) == Kernels.Family.LONG) {
-        x = BatchValues.longs(values, n);
+        x = BatchValues.longs(values, n, scratch);
       } else {
         x = null;
       }
+      if (x != null) scratch = x;
     }
     void update(int[] ids, int lo, int hi) {
       if (x == null) {

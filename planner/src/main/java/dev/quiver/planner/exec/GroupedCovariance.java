@@ -55,8 +55,8 @@ final class GroupedCovariance extends GroupedAccumulator {
     y = parts[0];
     x = parts[1];
     nulls = BatchValues.anyNull(y) || BatchValues.anyNull(x);
-    yValues = BatchValues.doubles(y, rows);
-    xValues = BatchValues.doubles(x, rows);
+    yValues = BatchValues.doubles(y, rows, yValues); // the batch before's arrays, filled again
+    xValues = BatchValues.doubles(x, rows, xValues);
   }
 
   /** The batch's values, read at once (NULL rows: any value, skipped). */

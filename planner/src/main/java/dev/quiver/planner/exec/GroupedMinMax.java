@@ -20,6 +20,8 @@ final class GroupedMinMax extends GroupedAccumulator {
   private boolean[] seen = new boolean[0];
   private ColumnValues v;
   private long[] x;
+  /** The batch before's values, an array to fill again. */
+  private long[] scratch;
 
   GroupedMinMax(boolean min, Kernels.Family family) {
     this.min = min;
@@ -44,7 +46,8 @@ final class GroupedMinMax extends GroupedAccumulator {
   @Override
   void batch(ColumnValues values, int n) {
     v = values;
-    x = !doubles && values.vector() != null ? BatchValues.longs(values, n) : null;
+    x = !doubles && values.vector() != null ? BatchValues.longs(values, n, scratch) : null;
+    if (x != null) scratch = x;
   }
 
   @Override

@@ -22,12 +22,20 @@ public final class BatchValues {
 
   /** The LONG-family values of rows {@code [0, n)}. */
   public static long[] longs(ColumnValues v, int n) {
+    return longs(v, n, null);
+  }
+
+  /**
+   * As {@link #longs(ColumnValues, int)}, into {@code reuse} when it holds {@code n} values: for a caller that keeps
+   * the array of the batch before (allocating a new one a batch cost more than filling it).
+   */
+  public static long[] longs(ColumnValues v, int n, long[] reuse) {
     FieldVector vector = v.vector();
-    long[] read = vector == null ? null : ArrowBulk.longs(vector, n);
+    long[] read = vector == null ? null : ArrowBulk.longs(vector, n, reuse);
     if (read != null) return read;
-    long[] out = new long[n];
+    long[] out = reuse != null && reuse.length >= n ? reuse : new long[n];
     if (vector == null) {
-      if (!v.isNull(0)) java.util.Arrays.fill(out, v.getLong(0));
+      java.util.Arrays.fill(out, 0, n, v.isNull(0) ? 0 : v.getLong(0));
     } else {
       for (int i = 0; i < n; i++) if (!v.isNull(i)) out[i] = v.getLong(i);
     }
@@ -36,12 +44,17 @@ public final class BatchValues {
 
   /** The values of a DOUBLE or REAL for rows {@code [0, n)} as doubles (NULL rows: any value). */
   public static double[] doubles(ColumnValues v, int n) {
+    return doubles(v, n, null);
+  }
+
+  /** As {@link #doubles(ColumnValues, int)}, into {@code reuse} when it holds {@code n} values. */
+  public static double[] doubles(ColumnValues v, int n, double[] reuse) {
     FieldVector vector = v.vector();
-    double[] read = vector == null ? null : ArrowBulk.doubles(vector, n);
+    double[] read = vector == null ? null : ArrowBulk.doubles(vector, n, reuse);
     if (read != null) return read;
-    double[] out = new double[n];
+    double[] out = reuse != null && reuse.length >= n ? reuse : new double[n];
     if (vector == null) {
-      if (!v.isNull(0)) java.util.Arrays.fill(out, v.getDouble(0));
+      java.util.Arrays.fill(out, 0, n, v.isNull(0) ? 0 : v.getDouble(0));
     } else {
       for (int i = 0; i < n; i++) if (!v.isNull(i)) out[i] = v.getDouble(i);
     }
@@ -53,18 +66,26 @@ public final class BatchValues {
    * caller then takes its exact BigDecimal path).
    */
   public static long[] unscaled(ColumnValues v, int n) {
-    long[] out = new long[n];
+    return unscaled(v, n, null);
+  }
+
+  /** As {@link #unscaled(ColumnValues, int)}, into {@code reuse} when it holds {@code n} values. */
+  public static long[] unscaled(ColumnValues v, int n, long[] reuse) {
     FieldVector vector = v.vector();
     if (vector == null) {
-      if (v.isNull(0)) return out;
+      long[] out = reuse != null && reuse.length >= n ? reuse : new long[n];
+      if (v.isNull(0)) {
+        java.util.Arrays.fill(out, 0, n, 0);
+        return out;
+      }
       try {
-        java.util.Arrays.fill(out, v.getUnscaledLong(0));
+        java.util.Arrays.fill(out, 0, n, v.getUnscaledLong(0));
         return out;
       } catch (ArithmeticException wide) {
         return null;
       }
     }
-    return vector instanceof DecimalVector d ? ArrowBulk.unscaled(d, n) : null;
+    return vector instanceof DecimalVector d ? ArrowBulk.unscaled(d, n, reuse) : null;
   }
 
   /** Marks rows {@code [0, n)} valid: whole bytes at once. */
