@@ -161,6 +161,14 @@ abstract class GroupedAccumulator {
     /** The array of the batch before, filled again by the next (see {@link BatchValues#longs(ColumnValues, int, long[])}). */
     long[] scratch;
     boolean nulls;
+    /**
+     * Whether a NULL argument came yet. Until then {@link #any} is not kept (a store a row into another array): a
+     * group exists because a row of it came, and every row had a value, so every group has one — except group 0
+     * of an aggregation without GROUP BY, made before any row: {@link #updated} says whether one came.
+     */
+    boolean sawNull;
+    boolean updated;
+    int grown;
     LongSum(AggregateCall call) { this.call = call; }
     void grow(int count) {
       if (count > sums.length) {
@@ -169,18 +177,38 @@ abstract class GroupedAccumulator {
         any = Arrays.copyOf(any, cap);
         if (spilled != null) spilled = Arrays.copyOf(spilled, cap);
       }
+      grown = Math.max(grown, count);
     }
     void batch(ColumnValues values, int n) {
       v = values;
       nulls = BatchValues.anyNull(values);
+      if (nulls && !sawNull) {
+        sawNull = true; // from now on kept: every group so far has a value, if any row came
+        if (updated) Arrays.fill(any, 0, grown, true);
+      }
       x = nulls && values.vector() == null ? null : BatchValues.longs(values, n, scratch);
       if (x != null) scratch = x;
     }
     void update(int[] ids, int lo, int hi) {
       if (x == null) return; // a NULL scalar
       long[] s = sums;
-      boolean[] a = any;
       long[] xs = x;
+      if (hi > lo) updated = true;
+      if (!sawNull) {
+        for (int i = lo; i < hi; i++) {
+          int g = ids[i];
+          long before = s[g];
+          long b = xs[i];
+          long sum = before + b;
+          if (((before ^ sum) & (b ^ sum)) < 0) {
+            spill(g, before);
+            sum = b;
+          }
+          s[g] = sum;
+        }
+        return;
+      }
+      boolean[] a = any;
       for (int i = lo; i < hi; i++) {
         if (nulls && v.isNull(i)) continue;
         int g = ids[i];
@@ -200,7 +228,7 @@ abstract class GroupedAccumulator {
       spilled[g] = (spilled[g] == null ? java.math.BigInteger.ZERO : spilled[g]).add(java.math.BigInteger.valueOf(value));
     }
     Object result(int g) {
-      if (!any[g]) return null;
+      if (sawNull ? !any[g] : !updated) return null;
       if (spilled == null || spilled[g] == null) return sums[g];
       try {
         return spilled[g].add(java.math.BigInteger.valueOf(sums[g])).longValueExact();
