@@ -13,8 +13,9 @@ import java.util.List;
 
 /**
  * median, percentile_cont and percentile_disc (also spelled quantile_cont, quantile_disc, approx_quantile …): exact.
- * Every non-NULL value is kept (numbers in a primitive array, charged to the query's memory) and sorted once when
- * the result is asked for; NULL over no values. With n values sorted in the call's order (ascending, or descending
+ * Every non-NULL value is kept (numbers in a primitive array, charged to the query's memory) and, when the result is
+ * asked for, the one or two values it reads put in place as a sort would ({@link Select}; other types sorted); NULL
+ * over no values. With n values sorted in the call's order (ascending, or descending
  * for {@code WITHIN GROUP (ORDER BY x DESC)}; NaN above every number):
  * <ul>
  * <li>percentile_cont(f) (median: f = 0.5), over DOUBLE: with RN = (n - 1) * f, lo and hi the values at floor(RN)
@@ -93,10 +94,10 @@ final class Percentile extends Accumulator {
   @Override
   Object result() {
     if (n == 0) return null;
-    if (!sorted) {
-      if (longs != null) Arrays.sort(longs, 0, n);
-      else if (doubles != null) Arrays.sort(doubles, 0, n); // NaN last, as NaN sorts above every number in SQL
-      else if (family == Kernels.Family.BYTES && objects.get(0) instanceof String) objects.sort((a, b) -> utf8Order((String) a, (String) b));
+    if (!sorted && (longs != null || doubles != null)) {
+      selectPositions();
+    } else if (!sorted) {
+      if (family == Kernels.Family.BYTES && objects.get(0) instanceof String) objects.sort((a, b) -> utf8Order((String) a, (String) b));
       else objects.sort((a, b) -> Kernels.compareObjects(family, a, b));
       sorted = true;
     }
@@ -109,6 +110,31 @@ final class Percentile extends Accumulator {
       return low + (number((int) hi) - low) * (rn - lo);
     }
     return value(index(n, quantile.fraction()));
+  }
+
+  /**
+   * Puts into place the one or two values the answer reads, as a sort would (NaN last, as NaN sorts above every
+   * number in SQL): {@link Select}, linear on average, instead of sorting all n values.
+   */
+  private void selectPositions() {
+    int p;
+    boolean both;
+    if (continuous) {
+      double rn = (n - 1) * quantile.fraction().doubleValue();
+      int lo = (int) Math.floor(rn);
+      both = lo != (int) Math.ceil(rn);
+      p = quantile.descending() ? n - 1 - lo - (both ? 1 : 0) : lo; // the lower of the two ascending positions
+    } else {
+      int at = index(n, quantile.fraction());
+      p = quantile.descending() ? n - 1 - at : at;
+      both = false;
+    }
+    if (longs != null) {
+      Select.select(longs, n, p, both);
+      return;
+    }
+    int m = Select.nanLast(doubles, n); // NaN from position m on
+    if (p < m) Select.select(doubles, m, p, both && p + 1 < m);
   }
 
   /**
