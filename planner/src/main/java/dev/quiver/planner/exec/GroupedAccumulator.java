@@ -83,6 +83,12 @@ abstract class GroupedAccumulator {
         case MAX:
           if (GroupedMinMax.handles(family)) return new GroupedMinMax(call.func() == AggFunc.MIN, family);
           break;
+        case STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP:
+          if (family == Kernels.Family.DOUBLE || family == Kernels.Family.LONG) return new GroupedVariance(call.func(), family);
+          break;
+        case MEDIAN, PERCENTILE_CONT, PERCENTILE_DISC:
+          if (family == Kernels.Family.DOUBLE || family == Kernels.Family.LONG) return new Percentiles(factory, memory, family);
+          break;
         case CORR, COVAR_POP, COVAR_SAMP, REGR_SLOPE, REGR_INTERCEPT, REGR_R2, REGR_COUNT, REGR_AVGX, REGR_AVGY, REGR_SXX,
             REGR_SYY, REGR_SXY:
           return new GroupedCovariance(call.func());
@@ -420,8 +426,97 @@ abstract class GroupedAccumulator {
     }
   }
 
+  /**
+   * var_pop/var_samp/stddev_pop/stddev_samp of DOUBLE or of integers: Welford's count, mean and sum of squared
+   * differences per group in arrays (mean and M2 side by side), the same arithmetic as {@link Accumulator}'s.
+   */
+  static final class GroupedVariance extends GroupedAccumulator {
+    @Override int bytesPerGroup() { return 24; }
+    final AggFunc func;
+    final boolean longs;
+    long[] counts = new long[0];
+    double[] moments = new double[0];
+    ColumnValues v;
+    boolean nulls;
+    double[] x;
+    long[] lx;
+    GroupedVariance(AggFunc func, Kernels.Family family) {
+      this.func = func;
+      this.longs = family == Kernels.Family.LONG;
+    }
+    void grow(int count) {
+      if (count > counts.length) {
+        int cap = capacity(counts.length, count);
+        counts = Arrays.copyOf(counts, cap);
+        moments = Arrays.copyOf(moments, 2 * cap);
+      }
+    }
+    void batch(ColumnValues values, int n) {
+      v = values;
+      nulls = BatchValues.anyNull(values);
+      boolean nullScalar = nulls && values.vector() == null;
+      if (longs) lx = nullScalar ? null : BatchValues.longs(values, n, lx);
+      else x = nullScalar ? null : BatchValues.doubles(values, n, x);
+    }
+    void update(int[] ids, int lo, int hi) {
+      if (longs ? lx == null : x == null) return; // a NULL scalar
+      long[] c = counts;
+      double[] m = moments;
+      for (int i = lo; i < hi; i++) {
+        if (nulls && v.isNull(i)) continue;
+        int g = ids[i];
+        double xi = longs ? lx[i] : x[i];
+        long n = ++c[g];
+        double mean = m[2 * g];
+        double d = xi - mean;
+        mean += d / n;
+        m[2 * g] = mean;
+        m[2 * g + 1] += d * (xi - mean);
+      }
+    }
+    Object result(int g) {
+      boolean sample = func == AggFunc.STDDEV_SAMP || func == AggFunc.VAR_SAMP;
+      long n = counts[g];
+      if (n == 0 || (sample && n == 1)) return null;
+      double var = moments[2 * g + 1] / (sample ? n - 1 : n);
+      return func == AggFunc.STDDEV_SAMP || func == AggFunc.STDDEV_POP ? Math.sqrt(var) : var;
+    }
+  }
+
+  /**
+   * median/percentile_cont/percentile_disc of DOUBLE or of signed integers: a {@link Percentile} per group as
+   * {@link PerGroup} keeps, fed from the batch's values read at once (not a virtual call and a checked read a row).
+   */
+  private static final class Percentiles extends PerGroup {
+    final boolean longs;
+    boolean nulls;
+    double[] x;
+    long[] lx;
+    Percentiles(Accumulator.Factory factory, MemoryReservation memory, Kernels.Family family) {
+      super(factory, memory);
+      this.longs = family == Kernels.Family.LONG;
+    }
+    @Override void batch(ColumnValues values, int n) {
+      v = values;
+      nulls = BatchValues.anyNull(values);
+      boolean nullScalar = nulls && values.vector() == null;
+      if (longs) lx = nullScalar ? null : BatchValues.longs(values, n, lx);
+      else x = nullScalar ? null : BatchValues.doubles(values, n, x);
+    }
+    @Override void update(int[] ids, int lo, int hi) {
+      if (longs ? lx == null : x == null) return; // a NULL scalar
+      Accumulator[] a = accs;
+      for (int i = lo; i < hi; i++) {
+        if (nulls && v.isNull(i)) continue;
+        Percentile p = (Percentile) a[ids[i]];
+        if (longs) p.addLong(lx[i]);
+        else p.addDouble(x[i]);
+      }
+    }
+  }
+
   /** Any other aggregate (min/max, DISTINCT, variance …): one {@link Accumulator} per group, row by row. */
-  private static final class PerGroup extends GroupedAccumulator {
+  private static class PerGroup extends GroupedAccumulator {
     @Override int bytesPerGroup() { return 24; }
     final Accumulator.Factory factory;
     final MemoryReservation memory;

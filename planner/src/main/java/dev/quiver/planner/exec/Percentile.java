@@ -74,6 +74,20 @@ final class Percentile extends Accumulator {
     n++;
   }
 
+  /** Adds a non-NULL DOUBLE value (as {@link #add} does, for a caller that read the batch's values at once). */
+  void addDouble(double x) {
+    sorted = n == 0;
+    if (n == doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length));
+    doubles[n++] = x;
+  }
+
+  /** Adds a non-NULL value of the LONG family (not ULONG), as {@link #add} does. */
+  void addLong(long x) {
+    sorted = n == 0;
+    if (n == longs.length) longs = Arrays.copyOf(longs, grow(longs.length));
+    longs[n++] = x;
+  }
+
   /** The new capacity of a full array of {@code length} eight-byte values, the growth charged. */
   private int grow(int length) {
     int capacity = length + Math.max(8, length >> 1);

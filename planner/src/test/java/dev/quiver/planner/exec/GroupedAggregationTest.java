@@ -125,7 +125,16 @@ class GroupedAggregationTest {
         new AggregateCall(AggFunc.COUNT, col("f"), SqlTypes.BIGINT, "cdf", true),
         new AggregateCall(AggFunc.SUM, col("y"), SqlTypes.DOUBLE, "sdy", true),
         new AggregateCall(AggFunc.AVG, col("d"), SqlTypes.DOUBLE, "adp", true),
-        new AggregateCall(AggFunc.MAX, col("s"), ArrowType.Utf8.INSTANCE, "mxds", true));
+        new AggregateCall(AggFunc.MAX, col("s"), ArrowType.Utf8.INSTANCE, "mxds", true),
+        // typed in GroupedAccumulator (GroupedVariance, Percentiles): the same values as one Accumulator a group
+        new AggregateCall(AggFunc.STDDEV_SAMP, col("y"), SqlTypes.DOUBLE, "sdy2"),
+        new AggregateCall(AggFunc.VAR_POP, col("x"), SqlTypes.DOUBLE, "vpx"),
+        new AggregateCall(AggFunc.STDDEV_POP, col("i"), SqlTypes.DOUBLE, "spi"),
+        new AggregateCall(AggFunc.VAR_SAMP, col("f"), SqlTypes.DOUBLE, "vsf"),
+        new AggregateCall(AggFunc.MEDIAN, col("y"), SqlTypes.DOUBLE, "mdy"),
+        new AggregateCall(AggFunc.MEDIAN, col("f"), SqlTypes.DOUBLE, "mdf"),
+        new AggregateCall(AggFunc.PERCENTILE_DISC, col("x"), SqlTypes.BIGINT, "pdx"),
+        new AggregateCall(AggFunc.PERCENTILE_DISC, col("y"), SqlTypes.DOUBLE, "pdy"));
   }
 
   private LogicalPlan.Aggregate plan(List<String> keys, List<AggregateCall> calls) {
