@@ -118,6 +118,10 @@ class ParallelPipelinesTest {
       // split: compensated double sums (the same answer in either plan); not split: DISTINCT aggregates
       "SELECT l_linestatus, sum(f), avg(f), count(DISTINCT l_orderkey) FROM li GROUP BY l_linestatus",
       "SELECT sum(f) FROM li WHERE l_quantity > 20",
+      // approx_count_distinct split: each task's sketch (its exact hashes here) merged into the same answer
+      "SELECT l_linestatus, approx_count_distinct(l_orderkey), approx_count_distinct(l_returnflag), "
+          + "approx_count_distinct(f), count(*) FROM li GROUP BY l_linestatus",
+      "SELECT approx_count_distinct(l_orderkey), approx_count_distinct(big) FROM li WHERE l_quantity > 10",
       // bool_and / bool_or split (merged by AND / OR); the analytic aggregates single-phase beside them
       "SELECT l_returnflag, bool_and(l_quantity > 1), bool_or(l_tax > 0.07), bool_and(l_tax < 0.08) FROM li "
           + "GROUP BY l_returnflag",
@@ -187,6 +191,9 @@ class ParallelPipelinesTest {
     assertThat(ints).doesNotContain("mode=").contains("pipeline=[filter]");
     String doubles = String.join("\n", run("EXPLAIN SELECT sum(f) FROM li WHERE l_orderkey + 0 > 5", ON).stream()
         .map(r -> String.valueOf(r.get(0))).toList());
+    String sketches = String.join("\n", run("EXPLAIN SELECT approx_count_distinct(l_orderkey) FROM li WHERE "
+        + "l_orderkey + 0 > 5", ON).stream().map(r -> String.valueOf(r.get(0))).toList());
+    assertThat(sketches).contains("AggregateExec: mode=partial approx_count_distinct(l_orderkey)");
     // split: sums of doubles are compensated (CompensatedSum), so their answer does not depend on the split
     assertThat(doubles).contains("AggregateExec: mode=partial sum(f)", "pipeline=[filter, partial_aggregate]");
     // the rows each operator produced add up the same way

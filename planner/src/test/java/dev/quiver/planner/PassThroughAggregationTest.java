@@ -72,7 +72,10 @@ class PassThroughAggregationTest {
           + "FROM u GROUP BY k",
       "SELECT s, k % 7, count(*), sum(q), min(n), max(k) FROM u GROUP BY s, k % 7",
       "SELECT k, count(*), sum(x) FROM u WHERE n > 2 GROUP BY k",
-      "SELECT k, s FROM u GROUP BY k, s");
+      "SELECT k, s FROM u GROUP BY k, s",
+      // count(*) alone: its passed-through rows are the keys alone, no argument column
+      "SELECT k, count(*) FROM u GROUP BY k",
+      "SELECT s, k, count(*), count(*) FROM u GROUP BY s, k");
 
   @Test
   void rowsPassedThroughAnswerAsTheSinglePhasePlanDoes() {
@@ -80,6 +83,19 @@ class PassThroughAggregationTest {
       List<List<Object>> on = TestTables.run(engine, sql, ON);
       List<List<Object>> off = TestTables.run(engine, sql, OFF);
       assertThat(on).as(sql).hasSizeGreaterThan(GROUP_ROWS).isEqualTo(off);
+    }
+  }
+
+  /** Tasks of 40,000 rows: their sketches reach the registers, merged as a single sketch would have counted. */
+  @Test
+  void sketchesInRegistersMergeToTheSinglePhaseAnswer() {
+    for (String sql : List.of("SELECT n, approx_count_distinct(x), approx_count_distinct(k), count(*) FROM u GROUP BY n",
+        "SELECT approx_count_distinct(k), approx_count_distinct(s), approx_count_distinct(q) FROM u")) {
+      List<List<Object>> on = TestTables.run(engine, sql, ON);
+      assertThat(on).as(sql).isEqualTo(TestTables.run(engine, sql, OFF)).isNotEmpty();
+      String plan = String.join("\n", TestTables.run(engine, "EXPLAIN " + sql, ON).stream()
+          .map(r -> String.valueOf(r.get(0))).toList());
+      assertThat(plan).contains("AggregateExec: mode=partial");
     }
   }
 

@@ -149,6 +149,9 @@ final class FinalAggregateExec extends Operator {
                 BigDecimal s = spilled.isNull(i) ? null : new BigDecimal(spilled.getObject(i).toString());
                 d.merge(ids[i], u.get(i), s, count.get(i));
               }
+            } else if (kind == PartialAggregate.Kind.SKETCH) {
+              org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) b.getVector(firstColumn[a]);
+              for (int i = lo; i < hi; i++) GroupedAccumulator.sketch(merged[a], ids[i]).merge(sk.get(i));
             } else if (kind == PartialAggregate.Kind.DOUBLE) {
               GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) merged[a];
               org.apache.arrow.vector.Float8Vector h = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a]);

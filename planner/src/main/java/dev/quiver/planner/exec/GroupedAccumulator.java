@@ -515,6 +515,11 @@ abstract class GroupedAccumulator {
     }
   }
 
+  /** Group {@code g}'s approx_count_distinct accumulator of {@code perGroup} (made by {@link #of} for one). */
+  static HyperLogLog.Count sketch(GroupedAccumulator perGroup, int g) {
+    return (HyperLogLog.Count) ((PerGroup) perGroup).accs[g];
+  }
+
   /** Any other aggregate (min/max, DISTINCT, variance …): one {@link Accumulator} per group, row by row. */
   private static class PerGroup extends GroupedAccumulator {
     @Override int bytesPerGroup() { return 24; }

@@ -85,6 +85,38 @@ final class HyperLogLog {
     return Math.round(M / (2 * Math.log(2)) * M / z);
   }
 
+  /**
+   * The sketch as bytes, a partial aggregation's state: 0, the zero flag, then the hashes (8 bytes each, little
+   * endian) while counting exactly; 1, then the registers. {@link #merge} of every task's state gives the sketch of
+   * all their values, as if one sketch had seen them: the same set of hashes, the same registers (a maximum).
+   */
+  byte[] serialize() {
+    if (registers != null) {
+      byte[] b = new byte[1 + M];
+      b[0] = 1;
+      System.arraycopy(registers, 0, b, 1, M);
+      return b;
+    }
+    ByteBuffer b = ByteBuffer.allocate(2 + 8 * setCount).order(ByteOrder.LITTLE_ENDIAN);
+    b.put((byte) 0).put((byte) (zero ? 1 : 0));
+    for (long h : set) if (h != 0) b.putLong(h);
+    return b.array();
+  }
+
+  /** Adds the values of a {@link #serialize serialized} sketch. Returns the bytes of heap the sketch grew by. */
+  long merge(byte[] state) {
+    long grew = 0;
+    if (state[0] == 0) {
+      if (state[1] != 0) grew += add(0);
+      ByteBuffer b = ByteBuffer.wrap(state, 2, state.length - 2).order(ByteOrder.LITTLE_ENDIAN);
+      while (b.remaining() >= 8) grew += add(b.getLong());
+      return grew;
+    }
+    if (registers == null) grew += toRegisters();
+    for (int i = 0; i < M; i++) if (state[1 + i] > registers[i]) registers[i] = state[1 + i];
+    return grew;
+  }
+
   /** Heap bytes held. */
   long bytes() {
     return 48 + (registers != null ? registers.length : 8L * set.length);
@@ -183,6 +215,17 @@ final class HyperLogLog {
     @Override
     long size() {
       return 16 + sketch.bytes();
+    }
+
+    /** The sketch's state ({@link HyperLogLog#serialize}). */
+    byte[] state() {
+      return sketch.serialize();
+    }
+
+    /** Adds a partial aggregation's state ({@link #state}). */
+    void merge(byte[] state) {
+      long grew = sketch.merge(state);
+      if (grew != 0) memory.add(grew);
     }
 
     @Override

@@ -27,12 +27,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * the rows are split: count, sum of decimals, avg of integers and decimals (the state is the unscaled running sum,
  * what spilled past a long as text, and the count; overflow is checked on the final total, as before), sum and avg
  * of doubles (the compensated pair of {@link CompensatedSum} and the count: the answer is the exact sum rounded
- * once, whatever the order and the split), min and max, bool_and and bool_or. DISTINCT aggregates, sums of integers
- * (exact, but slower split: see {@link #kind}) and the analytic aggregates (percentiles keep every value;
- * variance and corr/covar/regr_* are not compensated; arg_min/arg_max answer ties in input order;
- * approx_count_distinct's sketch could merge, but has no state column yet) keep the single-phase plan. Groups come
- * out in order of their first row, per task and so overall,
- * as a single-phase aggregation numbers them.
+ * once, whatever the order and the split), min and max, bool_and and bool_or, approx_count_distinct (the sketch,
+ * merged exactly: the same hashes, the same registers). DISTINCT aggregates, sums of integers (exact, but slower
+ * split: see {@link #kind}) and the other analytic aggregates (percentiles keep every value; variance and
+ * corr/covar/regr_* are not compensated; arg_min/arg_max answer ties in input order) keep the single-phase plan.
+ * Groups come out in order of their first row, per task and so overall, as a single-phase aggregation numbers them.
  */
 final class PartialAggregate {
   /** How an aggregate's state is kept and merged. */
@@ -43,6 +42,8 @@ final class PartialAggregate {
     DECIMAL,
     /** sum and avg of doubles: the compensated pair ({@link CompensatedSum}) as two DOUBLEs, the BIGINT count. */
     DOUBLE,
+    /** approx_count_distinct: the sketch as VARBINARY ({@link HyperLogLog#serialize}); merged exactly. */
+    SKETCH,
     /** min, max, bool_and, bool_or: the value (NULL when none); merged by min / max / AND / OR. */
     MIN_MAX
   }
@@ -61,6 +62,7 @@ final class PartialAggregate {
       case AVG -> family == Kernels.Family.LONG || family == Kernels.Family.DECIMAL ? Kind.DECIMAL
           : family == Kernels.Family.DOUBLE ? Kind.DOUBLE : null;
       case MIN, MAX, BOOL_AND, BOOL_OR -> Kind.MIN_MAX;
+      case APPROX_COUNT_DISTINCT -> Kind.SKETCH;
       default -> null;
     };
   }
@@ -91,6 +93,7 @@ final class PartialAggregate {
           fields.add(nullable(prefix + "lo", dbl));
           fields.add(nullable(prefix + "count", bigint));
         }
+        case SKETCH -> fields.add(nullable(prefix + "sketch", ArrowType.Binary.INSTANCE));
         case MIN_MAX -> fields.add(nullable(prefix + c.func().sqlName(), c.type()));
       }
     }
@@ -129,11 +132,12 @@ final class PartialAggregate {
 
   /**
    * Whether {@code b}, with {@code keyCount} key columns, holds rows passed through ({@link Task}) rather than
-   * states. Without aggregates the two are the same thing (the keys alone).
+   * states: every aggregate has a state column, but count(*) has no argument, so rows of only count(*)s are the keys
+   * alone. Without aggregates the two are the same thing (the keys alone) and either reading is right.
    */
   static boolean isRaw(VectorSchemaRoot b, int keyCount) {
     List<Field> fields = b.getSchema().getFields();
-    return fields.size() > keyCount && fields.get(keyCount).getName().startsWith(RAW_PREFIX);
+    return fields.size() == keyCount || fields.get(keyCount).getName().startsWith(RAW_PREFIX);
   }
 
   /** Rows a task folds before it judges whether its aggregation reduces them. */
@@ -317,6 +321,9 @@ final class PartialAggregate {
               lo.set(g, d.loOf(g));
               n.set(g, d.countOf(g));
             }
+          } else if (kind(spec.calls().get(a)) == Kind.SKETCH) {
+            org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) out.get(col++);
+            for (int g = 0; g < count; g++) sk.setSafe(g, GroupedAccumulator.sketch(acc, g).state());
           } else {
             acc.write(out.get(col++), 0, count);
           }
