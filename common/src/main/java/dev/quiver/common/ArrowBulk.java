@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
@@ -102,6 +103,27 @@ public final class ArrowBulk {
       out[i] = low;
     }
     return out;
+  }
+
+  /**
+   * Rows {@code [0, n)} of a signed 64-bit (BIGINT, TIMESTAMP) or 32-bit (INT, DATE) vector without NULLs, converted
+   * to DOUBLE into slots {@code [0, n)} of {@code out} (allocated for them), all marked valid; false (nothing written)
+   * for another kind of vector. Read and written through views of the buffers: no array, no checked set a row.
+   */
+  public static boolean longsToDoubles(FieldVector in, Float8Vector out, int n) {
+    boolean wide = in instanceof BigIntVector || in instanceof TimeStampVector;
+    if (!wide && !(in instanceof IntVector || in instanceof DateDayVector)) return false;
+    if (n == 0) return true;
+    DoubleBuffer to = view(out, n, 8).asDoubleBuffer();
+    if (wide) {
+      LongBuffer from = view(in, n, 8).asLongBuffer();
+      for (int i = 0; i < n; i++) to.put(i, (double) from.get(i));
+    } else {
+      IntBuffer from = view(in, n, 4).asIntBuffer();
+      for (int i = 0; i < n; i++) to.put(i, (double) from.get(i));
+    }
+    setValid(out.getValidityBuffer(), 0, n);
+    return true;
   }
 
   /** A little-endian view of the first {@code n} values ({@code width} bytes each) of {@code v}'s data buffer. */

@@ -73,6 +73,17 @@ class ArrowBulkTest {
             assertThat(gotH[k]).isEqualTo((double) h.get(k));
           }
         }
+        for (var in : new org.apache.arrow.vector.FieldVector[] {b, i, d}) {
+          try (Float8Vector out = new Float8Vector("o", allocator)) {
+            out.allocateNew(n);
+            assertThat(ArrowBulk.longsToDoubles(in, out, n)).isTrue();
+            out.setValueCount(n);
+            for (int k = 0; k < n; k++) {
+              assertThat(out.isNull(k)).isFalse();
+              assertThat(out.get(k)).isEqualTo((double) ((Number) in.getObject(k)).longValue());
+            }
+          }
+        }
         assertThat(ArrowBulk.longs(s, n, null)).isNull();
         assertThat(ArrowBulk.doubles(b, n, null)).isNull();
       }

@@ -151,6 +151,20 @@ final class GroupTable {
     if (packed != null && fitPacked()) {
       for (int c = 0; c < k; c++) columnIds[c] = columns[c].lastIds;
       long[] keys = packed.pack(columnIds, lo, hi);
+      int[] direct = packed.direct();
+      if (direct != null) {
+        for (int i = lo; i < hi; i++) {
+          int at = (int) keys[i];
+          int g = direct[at] - 1;
+          if (g < 0) {
+            g = groups;
+            direct[at] = g + 1;
+            newGroup(g, i);
+          }
+          out[i] = g;
+        }
+        return;
+      }
       LongIntMap table = packed.table();
       for (int i = lo; i < hi; i++) {
         int g = table.get(keys[i]);

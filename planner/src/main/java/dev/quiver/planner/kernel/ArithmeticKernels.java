@@ -36,7 +36,10 @@ final class ArithmeticKernels {
         if (integers && to instanceof ArrowType.FloatingPoint fp
             && fp.getPrecision() == org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE) {
           org.apache.arrow.vector.Float8Vector d = (org.apache.arrow.vector.Float8Vector) out;
-          if (a.vector() != null && !BatchValues.anyNull(a)) {
+          if (a.vector() != null && !BatchValues.anyNull(a)
+              && dev.quiver.common.ArrowBulk.longsToDoubles(a.vector(), d, n)) {
+            return Kernels.done(out, n); // buffer to buffer: no array, no checked set a row
+          } else if (a.vector() != null && !BatchValues.anyNull(a)) {
             long[] xs = BatchValues.longs(a, n); // the column's integers at once, then a loop without a box a row
             for (int i = 0; i < n; i++) d.set(i, (double) xs[i]);
           } else {
