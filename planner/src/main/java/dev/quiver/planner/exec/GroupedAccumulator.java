@@ -433,16 +433,12 @@ abstract class GroupedAccumulator {
   static final class GroupedVariance extends GroupedAccumulator {
     @Override int bytesPerGroup() { return 24; }
     final AggFunc func;
-    final boolean longs;
+    final NumericArg arg;
     long[] counts = new long[0];
     double[] moments = new double[0];
-    ColumnValues v;
-    boolean nulls;
-    double[] x;
-    long[] lx;
     GroupedVariance(AggFunc func, Kernels.Family family) {
       this.func = func;
-      this.longs = family == Kernels.Family.LONG;
+      this.arg = new NumericArg(family);
     }
     void grow(int count) {
       if (count > counts.length) {
@@ -451,21 +447,15 @@ abstract class GroupedAccumulator {
         moments = Arrays.copyOf(moments, 2 * cap);
       }
     }
-    void batch(ColumnValues values, int n) {
-      v = values;
-      nulls = BatchValues.anyNull(values);
-      boolean nullScalar = nulls && values.vector() == null;
-      if (longs) lx = nullScalar ? null : BatchValues.longs(values, n, lx);
-      else x = nullScalar ? null : BatchValues.doubles(values, n, x);
-    }
+    void batch(ColumnValues values, int n) { arg.read(values, n); }
     void update(int[] ids, int lo, int hi) {
-      if (longs ? lx == null : x == null) return; // a NULL scalar
+      if (arg.nullScalar()) return;
       long[] c = counts;
       double[] m = moments;
       for (int i = lo; i < hi; i++) {
-        if (nulls && v.isNull(i)) continue;
+        if (arg.isNull(i)) continue;
         int g = ids[i];
-        double xi = longs ? lx[i] : x[i];
+        double xi = arg.asDouble(i);
         long n = ++c[g];
         double mean = m[2 * g];
         double d = xi - mean;
@@ -488,31 +478,46 @@ abstract class GroupedAccumulator {
    * {@link PerGroup} keeps, fed from the batch's values read at once (not a virtual call and a checked read a row).
    */
   private static final class Percentiles extends PerGroup {
+    final NumericArg arg;
+    Percentiles(Accumulator.Factory factory, MemoryReservation memory, Kernels.Family family) {
+      super(factory, memory);
+      this.arg = new NumericArg(family);
+    }
+    @Override void batch(ColumnValues values, int n) { arg.read(values, n); }
+    @Override void update(int[] ids, int lo, int hi) {
+      if (arg.nullScalar()) return;
+      Accumulator[] a = accs;
+      for (int i = lo; i < hi; i++) {
+        if (arg.isNull(i)) continue;
+        Percentile p = (Percentile) a[ids[i]];
+        if (arg.longs) p.addLong(arg.lx[i]);
+        else p.addDouble(arg.x[i]);
+      }
+    }
+  }
+
+  /**
+   * The current batch's argument of the DOUBLE or the (signed) LONG family, its values read at once into the arrays
+   * of the batch before: as longs or as doubles, and where its NULLs are.
+   */
+  static final class NumericArg {
     final boolean longs;
+    ColumnValues v;
     boolean nulls;
     double[] x;
     long[] lx;
-    Percentiles(Accumulator.Factory factory, MemoryReservation memory, Kernels.Family family) {
-      super(factory, memory);
-      this.longs = family == Kernels.Family.LONG;
-    }
-    @Override void batch(ColumnValues values, int n) {
+    NumericArg(Kernels.Family family) { this.longs = family == Kernels.Family.LONG; }
+    void read(ColumnValues values, int n) {
       v = values;
       nulls = BatchValues.anyNull(values);
-      boolean nullScalar = nulls && values.vector() == null;
-      if (longs) lx = nullScalar ? null : BatchValues.longs(values, n, lx);
-      else x = nullScalar ? null : BatchValues.doubles(values, n, x);
+      if (nullScalar()) return; // the arrays kept for the next batch
+      if (longs) lx = BatchValues.longs(values, n, lx);
+      else x = BatchValues.doubles(values, n, x);
     }
-    @Override void update(int[] ids, int lo, int hi) {
-      if (longs ? lx == null : x == null) return; // a NULL scalar
-      Accumulator[] a = accs;
-      for (int i = lo; i < hi; i++) {
-        if (nulls && v.isNull(i)) continue;
-        Percentile p = (Percentile) a[ids[i]];
-        if (longs) p.addLong(lx[i]);
-        else p.addDouble(x[i]);
-      }
-    }
+    /** Whether the argument is a NULL constant: no row has a value. */
+    boolean nullScalar() { return nulls && v.vector() == null; }
+    boolean isNull(int i) { return nulls && v.isNull(i); }
+    double asDouble(int i) { return longs ? lx[i] : x[i]; }
   }
 
   /** Group {@code g}'s approx_count_distinct accumulator of {@code perGroup} (made by {@link #of} for one). */

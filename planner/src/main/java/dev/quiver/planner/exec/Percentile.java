@@ -54,34 +54,28 @@ final class Percentile extends Accumulator {
   @Override
   void add(ColumnValues v, int i) {
     if (v.isNull(i)) return;
-    sorted = n == 0;
     switch (family) {
-      case LONG, ULONG -> {
-        if (n == longs.length) longs = Arrays.copyOf(longs, grow(longs.length));
-        long x = v.getLong(i);
-        longs[n] = family == Kernels.Family.ULONG ? x ^ Long.MIN_VALUE : x;
-      }
-      case DOUBLE -> {
-        if (n == doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length));
-        doubles[n] = v.getDouble(i);
-      }
+      case LONG -> addLong(v.getLong(i));
+      case ULONG -> addLong(v.getLong(i) ^ Long.MIN_VALUE); // kept with the sign bit flipped: signed order is theirs
+      case DOUBLE -> addDouble(v.getDouble(i));
       default -> {
+        sorted = n == 0;
         Object x = v.getObject(i);
         objects.add(x);
         charge(40 + (x instanceof String s ? 2L * s.length() : x instanceof byte[] b ? b.length : 16));
+        n++;
       }
     }
-    n++;
   }
 
-  /** Adds a non-NULL DOUBLE value (as {@link #add} does, for a caller that read the batch's values at once). */
+  /** Adds a non-NULL DOUBLE value (for a caller that read the batch's values at once, too). */
   void addDouble(double x) {
     sorted = n == 0;
     if (n == doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length));
     doubles[n++] = x;
   }
 
-  /** Adds a non-NULL value of the LONG family (not ULONG), as {@link #add} does. */
+  /** Adds a non-NULL value of the LONG family (a ULONG with its sign bit flipped). */
   void addLong(long x) {
     sorted = n == 0;
     if (n == longs.length) longs = Arrays.copyOf(longs, grow(longs.length));
