@@ -7,6 +7,7 @@ import dev.quiver.planner.kernel.PhysicalExpr;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -18,6 +19,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * LIMIT n) it keeps only the best n rows in a bounded heap, releasing batches none of whose rows can be
  * in the result any more. The sort is stable: ties keep input order. Cancellation is checked every
  * {@value #CHECK_EVERY} comparisons (an exception thrown out of the sort leaves the batches to close()).
+ *
+ * <p><b>External sort.</b> Without a fetch, when the query's memory passes {@link HashJoinExec#SPILL_AT} of its limit
+ * and the rows this sort holds take an eighth of it, the rows held are sorted and written to disk as a sorted run
+ * ({@link SortSpill}, under {@code --spill-dir}) and released; at the end the runs are merged, one batch of each run
+ * in memory at a time. Runs are consecutive stretches of the input and the merge takes ties from the earlier run, so
+ * the order is the in-memory sort's, ties included. EXPLAIN ANALYZE shows {@code spill_runs} and
+ * {@code spilled_bytes}.
  */
 public final class SortExec extends Operator {
   private final Operator input;
@@ -77,11 +85,12 @@ public final class SortExec extends Operator {
       compares = 0;
       cancellation.check();
     }
-    Key key = keys.get(k);
-    ColumnValues x = keyValues.get(Rows.batch(a)).get(k);
-    ColumnValues y = keyValues.get(Rows.batch(b)).get(k);
-    int ra = Rows.row(a);
-    int rb = Rows.row(b);
+    return compareValues(keys.get(k), keyValues.get(Rows.batch(a)).get(k), Rows.row(a),
+        keyValues.get(Rows.batch(b)).get(k), Rows.row(b));
+  }
+
+  /** Row {@code ra} of {@code x} and row {@code rb} of {@code y} compared as {@code key} orders them. */
+  private static int compareValues(Key key, ColumnValues x, int ra, ColumnValues y, int rb) {
     boolean xn = x.isNull(ra);
     boolean yn = y.isNull(rb);
     if (xn || yn) {
@@ -150,6 +159,11 @@ public final class SortExec extends Operator {
       memory.add(topN ? 24L * n : all.bytesPerRow() * n);
       if (!topN) {
         all.add(b, kv, n);
+        heldBytes += batch.getFieldVectors().stream().mapToLong(v -> v.getBufferSize()).sum();
+        if (overMemory()) {
+          spillRun(all.sort());
+          all = new FullSort();
+        }
         continue;
       }
       if (live.length <= b) live = java.util.Arrays.copyOf(live, live.length * 2);
@@ -180,6 +194,11 @@ public final class SortExec extends Operator {
     }
     if (!topN) {
       order = all.sort();
+      if (spill != null) {
+        if (order.length > 0) spillRun(order);
+        order = new long[0];
+        merge = new Merge();
+      }
       return;
     }
     List<Long> rows = new ArrayList<>(heap);
@@ -364,9 +383,159 @@ public final class SortExec extends Operator {
     keyValues.set(b, null);
   }
 
+  /**
+   * Rows a batch of a run on disk: small, because writing copies a batch while the rows are still held, and the merge
+   * holds one batch of every run.
+   */
+  static final int RUN_BATCH_ROWS = 4096;
+  /** The query's memory used beyond this fraction of its limit: the sort spills (as a hash join does). */
+  static final double SPILL_AT = HashJoinExec.SPILL_AT;
+  /** The Arrow bytes of the input batches held. */
+  private long heldBytes;
+  private SortSpill spill;
+  private Merge merge;
+
+  /**
+   * The query uses more than {@link #SPILL_AT} of its memory limit and this sort holds at least an eighth of it
+   * (spilling a few rows would free nothing worth having).
+   */
+  private boolean overMemory() {
+    long limit = allocator.getLimit();
+    return limit > 0 && limit < Long.MAX_VALUE && allocator.getAllocatedMemory() > limit * SPILL_AT
+        && heldBytes + memory.used() >= limit / 8;
+  }
+
+  /** Writes the rows held, in {@code sorted} order, as a run on disk, and releases them. */
+  private void spillRun(long[] sorted) {
+    if (spill == null) spill = new SortSpill(schema(), allocator);
+    spill.writeRun(batches, sorted, Math.min(batchRows, RUN_BATCH_ROWS), cancellation::check);
+    for (int b = 0; b < batches.size(); b++) if (batches.get(b) != null) release(b);
+    batches.clear();
+    keyValues.clear();
+    heldBytes = 0;
+    memory.reset();
+  }
+
+  @Override
+  public Map<String, Long> metrics() {
+    Map<String, Long> m = new java.util.LinkedHashMap<>(super.metrics());
+    if (spill != null) {
+      m.put("spill_runs", (long) spill.runs());
+      m.put("spilled_bytes", spill.bytes());
+    }
+    return m;
+  }
+
+  /**
+   * The merge of the runs on disk: each run's current batch and row, the runs in a heap by their current row (ties:
+   * the earlier run, which holds the earlier input rows), output a batch at a time from the rows taken.
+   */
+  private final class Merge implements AutoCloseable {
+    private final Cursor[] cursors = new Cursor[spill.runs()];
+    private final PriorityQueue<Cursor> heap = new PriorityQueue<>((a, b) -> {
+      for (int k = 0; k < keys.size(); k++) {
+        if (++compares == CHECK_EVERY) {
+          compares = 0;
+          cancellation.check();
+        }
+        int c = compareValues(keys.get(k), a.kv.get(k), a.pos, b.kv.get(k), b.pos);
+        if (c != 0) return c;
+      }
+      return Integer.compare(a.run, b.run);
+    });
+    /** The batches this output refers to: each cursor's current one, and those finished since the last output. */
+    private final List<VectorSchemaRoot> held = new ArrayList<>();
+    private final List<List<ColumnValues>> heldKeys = new ArrayList<>();
+
+    Merge() {
+      for (int r = 0; r < cursors.length; r++) {
+        cursors[r] = new Cursor(r);
+        if (cursors[r].load()) heap.add(cursors[r]);
+      }
+    }
+
+    /** One run read back: its current batch (at {@link #slot} of {@link #held}), its key values, its row. */
+    private final class Cursor {
+      final int run;
+      final SortSpill.Run reader;
+      VectorSchemaRoot batch;
+      List<ColumnValues> kv;
+      int pos;
+      int slot;
+
+      Cursor(int run) {
+        this.run = run;
+        this.reader = spill.open(run);
+      }
+
+      /** Reads the run's next non-empty batch; false at its end. */
+      boolean load() {
+        VectorSchemaRoot next;
+        while ((next = reader.next()) != null && next.getRowCount() == 0) next.close();
+        if (next == null) return false;
+        List<ColumnValues> values = new ArrayList<>();
+        slot = held.size();
+        held.add(next);
+        heldKeys.add(values);
+        for (Key k : keys) values.add(k.expr().eval(next, allocator));
+        batch = next;
+        kv = values;
+        pos = 0;
+        return true;
+      }
+    }
+
+    /** The next batch of at most {@code rows} merged rows, or null when every run is done. */
+    VectorSchemaRoot next(int rows) {
+      if (heap.isEmpty()) return null;
+      long[] refs = new long[rows];
+      int count = 0;
+      while (count < rows && !heap.isEmpty()) {
+        Cursor c = heap.poll();
+        refs[count++] = Rows.ref(c.slot, c.pos);
+        if (++c.pos < c.batch.getRowCount() || c.load()) heap.add(c);
+      }
+      var fields = schema().getFields();
+      VectorSchemaRoot out = Rows.root(fields, Rows.copy(held, 0, fields, refs, 0, count, allocator), count);
+      // keep only the batches a cursor still reads, renumbered
+      java.util.Set<VectorSchemaRoot> current = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      for (Cursor c : heap) current.add(c.batch);
+      List<VectorSchemaRoot> keep = new ArrayList<>();
+      List<List<ColumnValues>> keepKeys = new ArrayList<>();
+      for (int i = 0; i < held.size(); i++) {
+        if (current.contains(held.get(i))) {
+          keep.add(held.get(i));
+          keepKeys.add(heldKeys.get(i));
+        } else {
+          held.get(i).close();
+          heldKeys.get(i).forEach(ColumnValues::close);
+        }
+      }
+      held.clear();
+      heldKeys.clear();
+      held.addAll(keep);
+      heldKeys.addAll(keepKeys);
+      for (Cursor c : heap) c.slot = held.indexOf(c.batch);
+      return out;
+    }
+
+    @Override
+    public void close() {
+      for (VectorSchemaRoot b : held) b.close();
+      for (List<ColumnValues> kv : heldKeys) kv.forEach(ColumnValues::close);
+      held.clear();
+      heldKeys.clear();
+      for (Cursor c : cursors) if (c != null) c.reader.close();
+    }
+  }
+
   @Override
   protected VectorSchemaRoot produce() {
     if (order == null) consume();
+    if (merge != null) {
+      cancellation.check();
+      return merge.next(batchRows);
+    }
     if (emitted >= order.length) return null;
     int count = Math.min(batchRows, order.length - emitted);
     var fields = schema().getFields();
@@ -380,5 +549,8 @@ public final class SortExec extends Operator {
     super.close();
     for (int b = 0; b < batches.size(); b++) if (batches.get(b) != null) release(b);
     memory.close();
+    if (merge != null) merge.close();
+    merge = null;
+    if (spill != null) spill.close();
   }
 }
