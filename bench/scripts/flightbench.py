@@ -3,9 +3,11 @@ import statistics, subprocess, time
 import pyarrow.flight as fl
 
 
-def start(jar, data, port):
-    """Starts `java -jar JAR --data DATA` alone (no warm-up, no console) and returns (process, FlightClient)."""
-    p = subprocess.Popen(["java", "-jar", jar, "--data", data, "--port", str(port), "--no-console", "--warm-up", "0"],
+def start(jar, data, port, extra=()):
+    """Starts `java -jar JAR --data DATA` alone (no warm-up, no console; `extra`: more options) and returns
+    (process, FlightClient)."""
+    p = subprocess.Popen(["java", "-jar", jar, "--data", data, "--port", str(port), "--no-console", "--warm-up", "0",
+                          *extra],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = fl.FlightClient(f"grpc://127.0.0.1:{port}")
     for _ in range(150):
@@ -59,11 +61,12 @@ def duck_view(path):
     return con
 
 
-def before_after(after, before, data, port):
-    """{"after": (process, client)} and, when `before` names a jar, "before" too (on port + 1), each started alone."""
-    servers = {"after": start(after, data, port)}
+def before_after(after, before, data, port, after_extra=(), before_extra=()):
+    """{"after": (process, client)} and, when `before` names a jar, "before" too (on port + 1), each started alone
+    (with `after_extra` / `before_extra` options)."""
+    servers = {"after": start(after, data, port, after_extra)}
     if before:
-        servers["before"] = start(before, data, port + 1)
+        servers["before"] = start(before, data, port + 1, before_extra)
     return servers
 
 

@@ -2,6 +2,10 @@
 change) and DuckDB (2 threads) in the same run, each query's whole answer read as Arrow by the client.
 
   python3 bench/scripts/full_sort.py AFTER_JAR [--before BEFORE_JAR] [--rows 10000000] [--dir /tmp/quiver-sort]
+      [--query-memory BYTES] [--before-query-memory BYTES]
+
+With `--query-memory` smaller than a sort's rows the after server sorts externally (sorted runs under the spill
+directory, merged); the same jar as `--before` at the default memory then measures what spilling costs.
 
 The file: `i` a random BIGINT, `d` a random DOUBLE, `g` one of 100 INTEGER groups, `s` one of 1,000 short strings.
 The answers are compared on their sort keys, row by row (rows whose keys tie may come in another order)."""
@@ -47,11 +51,15 @@ def main():
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--dir", default="/tmp/quiver-sort")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--query-memory")
+    ap.add_argument("--before-query-memory")
     a = ap.parse_args()
     path = os.path.join(a.dir, "t", "t.parquet")
     generate(path, a.rows)
     duck = duck_view(path)
-    servers = before_after(a.after, a.before, a.dir, 31621)
+    servers = before_after(a.after, a.before, a.dir, 31621,
+                           ("--query-memory", a.query_memory) if a.query_memory else (),
+                           ("--query-memory", a.before_query_memory) if a.before_query_memory else ())
     try:
         print("| query | SQL | before ms | after ms | DuckDB ms | after / DuckDB | same order |")
         print("|---|---|---:|---:|---:|---:|---|")

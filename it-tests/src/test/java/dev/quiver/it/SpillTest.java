@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Grace hash join: with a 48 MiB query memory limit, a join building on all of the sample's lineitem (600,000 rows)
  * spills both sides to 16 partitions under the spill directory and joins them one at a time; every join type's answer
  * equals DuckDB's over the same files, EXPLAIN ANALYZE shows the bytes spilled, and the directory is empty after
- * every query — answered, timed out or failed. A NOT IN (which needs the whole build side) still fails cleanly, and
+ * every query — answered, timed out or failed. A sort of all of lineitem spills sorted runs and merges them into
+ * DuckDB's order. A NOT IN (which needs the whole build side) still fails cleanly, and
  * an unusable spill directory is a clear RESOURCE_EXHAUSTED naming {@code --spill-dir}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -93,6 +94,25 @@ class SpillTest {
     }
     assertThat(JoinPruningTest.sorted(TestServer.rows(jdbc, sql)))
         .isEqualTo(JoinPruningTest.sorted(TestServer.rows(duck, sql)));
+  }
+
+  /**
+   * External sort: all of lineitem sorted under the 48 MiB limit writes sorted runs and merges them; the rows come in
+   * DuckDB's order (the keys end in the unique (l_orderkey, l_linenumber), so the order is total).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+      "SELECT l_comment, l_orderkey, l_linenumber, l_partkey FROM lineitem ORDER BY l_comment DESC, l_orderkey, l_linenumber",
+      "SELECT l_partkey, l_suppkey, l_orderkey, l_linenumber, l_shipinstruct FROM lineitem "
+          + "ORDER BY l_partkey % 1000, l_shipinstruct, l_orderkey DESC, l_linenumber"})
+  void aSortOverTheLimitSpillsRunsAndAnswersInOrder(String sql) throws Exception {
+    List<String> plan = TestServer.explain(jdbc, "EXPLAIN ANALYZE " + sql);
+    assertThat(plan).as(String.join("\n", plan)).anyMatch(l -> l.contains("SortExec:")
+        && l.matches(".* spill_runs=([2-9]|\\d\\d+) spilled_bytes=[1-9]\\d*.*"));
+    List<List<Object>> ours = TestServer.rows(jdbc, sql);
+    List<List<Object>> theirs = TestServer.rows(duck, sql);
+    assertThat(ours).hasSize(theirs.size());
+    for (int i = 0; i < ours.size(); i++) assertThat(ours.get(i).toString()).as("row " + i).isEqualTo(theirs.get(i).toString());
   }
 
   @Test

@@ -97,7 +97,11 @@ public final class SortExec extends Operator {
       if (xn && yn) return 0;
       return xn == key.nullsFirst() ? -1 : 1;
     }
-    int c = Kernels.compareObjects(key.family(), x.getObject(ra), y.getObject(rb));
+    int c = switch (key.family()) { // integer-like and floating-point values unboxed
+      case LONG -> Long.compare(x.getLong(ra), y.getLong(rb));
+      case DOUBLE -> Kernels.compareDouble(x.getDouble(ra), y.getDouble(rb));
+      default -> Kernels.compareObjects(key.family(), x.getObject(ra), y.getObject(rb));
+    };
     return key.ascending() ? c : -c;
   }
 
