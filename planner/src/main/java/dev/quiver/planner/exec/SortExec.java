@@ -461,7 +461,7 @@ public final class SortExec extends Operator {
     /** One run read back: its current batch (at {@link #slot} of {@link #held}), its key values, its row. */
     private final class Cursor {
       final int run;
-      final SortSpill.Run reader;
+      final SpillFile reader;
       VectorSchemaRoot batch;
       List<ColumnValues> kv;
       int pos;
@@ -469,13 +469,13 @@ public final class SortExec extends Operator {
 
       Cursor(int run) {
         this.run = run;
-        this.reader = spill.open(run);
+        this.reader = spill.run(run);
       }
 
       /** Reads the run's next non-empty batch; false at its end. */
       boolean load() {
         VectorSchemaRoot next;
-        while ((next = reader.next()) != null && next.getRowCount() == 0) next.close();
+        while ((next = reader.read()) != null && next.getRowCount() == 0) next.close();
         if (next == null) return false;
         List<ColumnValues> values = new ArrayList<>();
         slot = held.size();
@@ -529,7 +529,6 @@ public final class SortExec extends Operator {
       for (List<ColumnValues> kv : heldKeys) kv.forEach(ColumnValues::close);
       held.clear();
       heldKeys.clear();
-      for (Cursor c : cursors) if (c != null) c.reader.close();
     }
   }
 
