@@ -23,23 +23,32 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * arrive in file order) with the aggregates' final values: the same values, NULLs and errors (a sum's overflow is
  * detected when the result is made, as in {@link AggregateExec}) as a single-phase aggregation. Without GROUP BY
  * there is exactly one group, even when no state came.
+ *
+ * <p><b>Spilling.</b> With GROUP BY, when the query's memory passes {@link #SPILL_AT} of its limit while the groups
+ * take an eighth of it, the groups so far are written out as states and every later batch follows them to
+ * disk, split into {@link AggregateSpill#PARTITIONS} partitions by key hash; at the end each partition is aggregated
+ * alone (the groups of one partition in memory at a time) and output. Every aggregate split into states gives the
+ * same answer in any order of its input, so the values are the in-memory ones; the groups come partition by partition
+ * (without ORDER BY any order is right). EXPLAIN ANALYZE shows {@code spilled_bytes} and {@code spill_partitions}.
  */
 final class FinalAggregateExec extends Operator {
   private static final int CHUNK = 1 << 12;
   private final Operator input;
   private final Schema schema;
+  private final Schema stateSchema;
   private final List<AggregateCall> calls;
   private final int nk;
   private final String description;
   private final BufferAllocator allocator;
   private final int batchRows;
-  private final MemoryReservation memory;
   private boolean consumed;
-  private GroupTable table;
-  private GroupedAccumulator[] merged;
-  private long[][] counts;
+  /** The groups in memory: all of them, or, once spilled, those of the partition being output. */
+  private Groups groups;
   private int groupCount;
   private int emitted;
+  private AggregateSpill spill;
+  /** While outputting a spill: the partition whose groups are in memory. */
+  private int partition = -1;
 
   /** The groups output when no state came (see {@link AggregateExec}), and the aggregates' values over no rows. */
   private final List<List<Object>> emptyInputGroups;
@@ -47,21 +56,24 @@ final class FinalAggregateExec extends Operator {
 
   FinalAggregateExec(Operator input, Schema schema, int keyCount, List<AggregateCall> calls, String description,
       BufferAllocator allocator, int batchRows) {
-    this(input, schema, keyCount, calls, description, allocator, batchRows, List.of());
+    this(input, schema, null, keyCount, calls, description, allocator, batchRows, List.of());
   }
 
-  /** As above; with no state at all, the output is one group per entry of {@code emptyInputGroups} (its keys). */
-  FinalAggregateExec(Operator input, Schema schema, int keyCount, List<AggregateCall> calls, String description,
-      BufferAllocator allocator, int batchRows, List<List<Object>> emptyInputGroups) {
+  /**
+   * As above; {@code stateSchema} is the states' columns ({@link PartialAggregate#stateSchema}; null: never spills);
+   * with no state at all, the output is one group per entry of {@code emptyInputGroups} (its keys).
+   */
+  FinalAggregateExec(Operator input, Schema schema, Schema stateSchema, int keyCount, List<AggregateCall> calls,
+      String description, BufferAllocator allocator, int batchRows, List<List<Object>> emptyInputGroups) {
     this.emptyInputGroups = emptyInputGroups;
     this.input = input;
     this.schema = schema;
+    this.stateSchema = stateSchema;
     this.nk = keyCount;
     this.calls = List.copyOf(calls);
     this.description = description;
     this.allocator = allocator;
     this.batchRows = batchRows;
-    this.memory = new MemoryReservation(allocator, "the hash aggregation");
   }
 
   @Override public Schema schema() { return schema; }
@@ -72,161 +84,271 @@ final class FinalAggregateExec extends Operator {
   public Map<String, Long> metrics() {
     Map<String, Long> m = new LinkedHashMap<>();
     if (consumed) m.put("groups", (long) groupCount);
+    if (spill != null) {
+      m.put("spilled_bytes", spill.bytes());
+      m.put("spill_partitions", (long) AggregateSpill.PARTITIONS);
+    }
     return m;
   }
 
-  private void grow(int groups) {
-    if (groups <= groupCount) return;
-    memory.add((groups - groupCount) * GroupedAccumulator.chargePerGroup(merged));
-    for (int a = 0; a < calls.size(); a++) {
-      if (merged[a] != null) {
-        merged[a].grow(groups);
-      } else if (groups > counts[a].length) {
-        counts[a] = java.util.Arrays.copyOf(counts[a], GroupedAccumulator.capacity(counts[a].length, groups));
+  /** Groups: their table, merged states and counts, charged to a reservation of their own. */
+  private final class Groups implements AutoCloseable {
+    final MemoryReservation memory = new MemoryReservation(allocator, "the hash aggregation");
+    final GroupTable table;
+    final GroupedAccumulator[] merged;
+    final long[][] counts;
+    int groupCount;
+    long tableBytes;
+    int[] ids = new int[0];
+
+    Groups() {
+      int na = calls.size();
+      merged = new GroupedAccumulator[na];
+      counts = new long[na][];
+      for (int a = 0; a < na; a++) {
+        if (PartialAggregate.kind(calls.get(a)) == PartialAggregate.Kind.COUNT) counts[a] = new long[0];
+        else merged[a] = GroupedAccumulator.of(Accumulator.factory(calls.get(a)), memory);
+      }
+      if (nk == 0) {
+        table = null;
+        grow(1);
+      } else {
+        List<ArrowType> keyTypes = new ArrayList<>();
+        for (int c = 0; c < nk; c++) keyTypes.add(schema.getFields().get(c).getType());
+        table = new GroupTable(keyTypes);
       }
     }
-    groupCount = groups;
+
+    private void grow(int groups) {
+      if (groups <= groupCount) return;
+      memory.add((groups - groupCount) * GroupedAccumulator.chargePerGroup(merged));
+      for (int a = 0; a < calls.size(); a++) {
+        if (merged[a] != null) {
+          merged[a].grow(groups);
+        } else if (groups > counts[a].length) {
+          counts[a] = java.util.Arrays.copyOf(counts[a], GroupedAccumulator.capacity(counts[a].length, groups));
+        }
+      }
+      groupCount = groups;
+    }
+
+    /** The ids of rows {@code [lo, hi)} into {@link #ids} (without GROUP BY every row is group 0). */
+    private void ids(int lo, int hi) {
+      if (table == null) return;
+      table.ids(lo, hi, ids);
+      grow(table.groups());
+    }
+
+    /** Folds batch {@code b} (states or rows passed through; not closed here) into these groups. */
+    void fold(VectorSchemaRoot b) {
+      int na = calls.size();
+      int n = b.getRowCount();
+      if (n == 0) return;
+      if (ids.length < n) ids = new int[n];
+      List<ColumnValues> keyValues = new ArrayList<>();
+      for (int c = 0; c < nk; c++) keyValues.add(new VectorValues(b.getVector(c), false));
+      if (table != null) table.batch(keyValues, n);
+      if (PartialAggregate.isRaw(b, nk)) {
+        foldRows(b, n);
+        chargeTable();
+        return;
+      }
+      int[] firstColumn = new int[na];
+      int col = nk;
+      for (int a = 0; a < na; a++) {
+        firstColumn[a] = col;
+        PartialAggregate.Kind kind = PartialAggregate.kind(calls.get(a));
+        if (kind == PartialAggregate.Kind.MIN_MAX) {
+          merged[a].batch(new VectorValues(b.getVector(col), false), n);
+        }
+        col += kind == PartialAggregate.Kind.DECIMAL || kind == PartialAggregate.Kind.DOUBLE ? 3 : 1;
+      }
+      for (int lo = 0; lo < n; lo += CHUNK) {
+        int hi = Math.min(n, lo + CHUNK);
+        ids(lo, hi);
+        for (int a = 0; a < na; a++) {
+          PartialAggregate.Kind kind = PartialAggregate.kind(calls.get(a));
+          if (kind == PartialAggregate.Kind.COUNT) {
+            org.apache.arrow.vector.BigIntVector v = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a]);
+            long[] c = counts[a];
+            for (int i = lo; i < hi; i++) c[ids[i]] += v.get(i);
+          } else if (kind == PartialAggregate.Kind.DECIMAL) {
+            GroupedAccumulator.DecimalSum d = (GroupedAccumulator.DecimalSum) merged[a];
+            org.apache.arrow.vector.BigIntVector u = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a]);
+            VarCharVector spilled = (VarCharVector) b.getVector(firstColumn[a] + 1);
+            org.apache.arrow.vector.BigIntVector count = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a] + 2);
+            for (int i = lo; i < hi; i++) {
+              BigDecimal s = spilled.isNull(i) ? null : new BigDecimal(spilled.getObject(i).toString());
+              d.merge(ids[i], u.get(i), s, count.get(i));
+            }
+          } else if (kind == PartialAggregate.Kind.SKETCH) {
+            org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) b.getVector(firstColumn[a]);
+            for (int i = lo; i < hi; i++) GroupedAccumulator.sketch(merged[a], ids[i]).merge(sk.get(i));
+          } else if (kind == PartialAggregate.Kind.DOUBLE) {
+            GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) merged[a];
+            org.apache.arrow.vector.Float8Vector h = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a]);
+            org.apache.arrow.vector.Float8Vector l = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a] + 1);
+            org.apache.arrow.vector.BigIntVector count = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a] + 2);
+            for (int i = lo; i < hi; i++) d.merge(ids[i], h.get(i), l.get(i), count.get(i));
+          } else {
+            merged[a].update(ids, lo, hi);
+          }
+        }
+        cancellation.check();
+      }
+      chargeTable();
+    }
+
+    /** Charges the table's growth since it was last charged. */
+    private void chargeTable() {
+      if (table == null) return;
+      long bytes = table.bytes();
+      memory.add(bytes - tableBytes);
+      tableBytes = bytes;
+    }
+
+    /**
+     * Folds a batch of rows that a partial task passed through ({@link PartialAggregate.Task#add}: the keys, then the
+     * argument of each aggregate that has one) as a single-phase aggregation would. The table has its keys already.
+     */
+    private void foldRows(VectorSchemaRoot b, int n) {
+      int na = calls.size();
+      FieldVector[] args = new FieldVector[na];
+      int col = nk;
+      for (int a = 0; a < na; a++) {
+        if (calls.get(a).arg() == null) continue;
+        args[a] = b.getVector(col++);
+        if (merged[a] != null) merged[a].batch(new VectorValues(args[a], false), n);
+      }
+      for (int lo = 0; lo < n; lo += CHUNK) {
+        int hi = Math.min(n, lo + CHUNK);
+        ids(lo, hi);
+        for (int a = 0; a < na; a++) {
+          if (merged[a] != null) {
+            merged[a].update(ids, lo, hi);
+          } else {
+            long[] c = counts[a];
+            FieldVector v = args[a];
+            if (v == null || v.getNullCount() == 0) {
+              for (int i = lo; i < hi; i++) c[ids[i]]++;
+            } else {
+              for (int i = lo; i < hi; i++) if (!v.isNull(i)) c[ids[i]]++;
+            }
+          }
+        }
+        cancellation.check();
+      }
+    }
+
+    /** Writes these groups' states to {@code spill}, a few thousand at a time (the groups are still held). */
+    void spillStates(AggregateSpill spill) {
+      for (int first = 0; first < groupCount; first += CHUNK) {
+        int count = Math.min(CHUNK, groupCount - first);
+        try (VectorSchemaRoot states =
+            PartialAggregate.states(stateSchema, calls, table, nk, merged, counts, first, count, allocator)) {
+          spill.add(states);
+        }
+        cancellation.check();
+      }
+    }
+
+    Object cell(int c, int g) {
+      return c < nk ? table.key(c, g) : merged[c - nk] != null ? merged[c - nk].result(g) : counts[c - nk][g];
+    }
+
+    @Override
+    public void close() {
+      memory.close();
+    }
+  }
+
+  /**
+   * Checked before each batch: the query uses more than this fraction of its memory limit. Lower than a join's: one
+   * batch may double the groups' arrays and table at once, and the scan's tasks hold tables of their own.
+   */
+  static final double SPILL_AT = 0.5;
+
+  /**
+   * The query uses more than {@link #SPILL_AT} of its memory limit and the groups take an eighth of it (spilling a
+   * few groups would free nothing worth having); only with GROUP BY and the states' columns known.
+   */
+  private boolean overMemory() {
+    long limit = allocator.getLimit();
+    return nk > 0 && stateSchema != null && limit > 0 && limit < Long.MAX_VALUE
+        && allocator.getAllocatedMemory() > limit * SPILL_AT && groups.memory.used() >= limit / 8;
   }
 
   private void consume() {
-    int na = calls.size();
-    merged = new GroupedAccumulator[na];
-    counts = new long[na][];
-    for (int a = 0; a < na; a++) {
-      if (PartialAggregate.kind(calls.get(a)) == PartialAggregate.Kind.COUNT) counts[a] = new long[0];
-      else merged[a] = GroupedAccumulator.of(Accumulator.factory(calls.get(a)), memory);
-    }
-    if (nk == 0) {
-      grow(1);
-    } else {
-      List<ArrowType> keyTypes = new ArrayList<>();
-      for (int c = 0; c < nk; c++) keyTypes.add(schema.getFields().get(c).getType());
-      table = new GroupTable(keyTypes);
-    }
-    long tableBytes = 0;
-    int[] ids = new int[0];
+    groups = new Groups();
     VectorSchemaRoot batch;
     while ((batch = input.next()) != null) {
       try (VectorSchemaRoot b = batch) {
-        int n = b.getRowCount();
-        if (ids.length < n) ids = new int[n]; // without GROUP BY every state is group 0
-        List<ColumnValues> keyValues = new ArrayList<>();
-        for (int c = 0; c < nk; c++) keyValues.add(new VectorValues(b.getVector(c), false));
-        if (table != null) table.batch(keyValues, n);
-        if (PartialAggregate.isRaw(b, nk)) {
-          foldRows(b, n, ids);
-          tableBytes = chargeTable(tableBytes);
+        if (spill == null && overMemory()) {
+          // before this batch grows the groups further: the groups so far go first, as states, and every batch
+          // from this one on follows them to its partition
+          spill = new AggregateSpill(stateSchema, nk, allocator);
+          groups.spillStates(spill);
+          groups.close();
+          groups = null;
+        }
+        if (spill != null) {
+          spill.add(b);
+          cancellation.check();
           continue;
         }
-        int[] firstColumn = new int[na];
-        int col = nk;
-        for (int a = 0; a < na; a++) {
-          firstColumn[a] = col;
-          PartialAggregate.Kind kind = PartialAggregate.kind(calls.get(a));
-          if (kind == PartialAggregate.Kind.MIN_MAX) {
-            merged[a].batch(new VectorValues(b.getVector(col), false), n);
-          }
-          col += kind == PartialAggregate.Kind.DECIMAL || kind == PartialAggregate.Kind.DOUBLE ? 3 : 1;
-        }
-        for (int lo = 0; lo < n; lo += CHUNK) {
-          int hi = Math.min(n, lo + CHUNK);
-          if (table != null) {
-            table.ids(lo, hi, ids);
-            grow(table.groups());
-          }
-          for (int a = 0; a < na; a++) {
-            PartialAggregate.Kind kind = PartialAggregate.kind(calls.get(a));
-            if (kind == PartialAggregate.Kind.COUNT) {
-              org.apache.arrow.vector.BigIntVector v = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a]);
-              long[] c = counts[a];
-              for (int i = lo; i < hi; i++) c[ids[i]] += v.get(i);
-            } else if (kind == PartialAggregate.Kind.DECIMAL) {
-              GroupedAccumulator.DecimalSum d = (GroupedAccumulator.DecimalSum) merged[a];
-              org.apache.arrow.vector.BigIntVector u = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a]);
-              VarCharVector spilled = (VarCharVector) b.getVector(firstColumn[a] + 1);
-              org.apache.arrow.vector.BigIntVector count = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a] + 2);
-              for (int i = lo; i < hi; i++) {
-                BigDecimal s = spilled.isNull(i) ? null : new BigDecimal(spilled.getObject(i).toString());
-                d.merge(ids[i], u.get(i), s, count.get(i));
-              }
-            } else if (kind == PartialAggregate.Kind.SKETCH) {
-              org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) b.getVector(firstColumn[a]);
-              for (int i = lo; i < hi; i++) GroupedAccumulator.sketch(merged[a], ids[i]).merge(sk.get(i));
-            } else if (kind == PartialAggregate.Kind.DOUBLE) {
-              GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) merged[a];
-              org.apache.arrow.vector.Float8Vector h = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a]);
-              org.apache.arrow.vector.Float8Vector l = (org.apache.arrow.vector.Float8Vector) b.getVector(firstColumn[a] + 1);
-              org.apache.arrow.vector.BigIntVector count = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a] + 2);
-              for (int i = lo; i < hi; i++) d.merge(ids[i], h.get(i), l.get(i), count.get(i));
-            } else {
-              merged[a].update(ids, lo, hi);
-            }
-          }
-          cancellation.check();
-        }
-        tableBytes = chargeTable(tableBytes);
+        groups.fold(b);
       }
     }
     consumed = true;
-    if (table != null && groupCount == 0 && !emptyInputGroups.isEmpty()) {
+    if (spill != null) {
+      spill.finishWriting();
+      return;
+    }
+    groupCount = groups.groupCount;
+    if (nk > 0 && groupCount == 0 && !emptyInputGroups.isEmpty()) {
+      int na = calls.size();
       emptyValues = new Object[na];
-      for (int a = 0; a < na; a++) emptyValues[a] = Accumulator.factory(calls.get(a)).create(memory).result();
+      for (int a = 0; a < na; a++) emptyValues[a] = Accumulator.factory(calls.get(a)).create(groups.memory).result();
       groupCount = emptyInputGroups.size();
     }
   }
 
-  /** Charges the table's growth since it took {@code charged} bytes; returns what it takes now. */
-  private long chargeTable(long charged) {
-    if (table == null) return charged;
-    long bytes = table.bytes();
-    memory.add(bytes - charged);
-    return bytes;
-  }
-
-  /**
-   * Folds a batch of rows that a partial task passed through ({@link PartialAggregate.Task#add}: the keys, then the
-   * argument of each aggregate that has one) as a single-phase aggregation would. The table has its keys already.
-   */
-  private void foldRows(VectorSchemaRoot b, int n, int[] ids) {
-    int na = calls.size();
-    FieldVector[] args = new FieldVector[na];
-    int col = nk;
-    for (int a = 0; a < na; a++) {
-      if (calls.get(a).arg() == null) continue;
-      args[a] = b.getVector(col++);
-      if (merged[a] != null) merged[a].batch(new VectorValues(args[a], false), n);
-    }
-    for (int lo = 0; lo < n; lo += CHUNK) {
-      int hi = Math.min(n, lo + CHUNK);
-      if (table != null) {
-        table.ids(lo, hi, ids);
-        grow(table.groups());
+  /** The groups of the next spilled partition, aggregated in memory; false after the last. */
+  private boolean nextPartition() {
+    if (groups != null) groups.close();
+    groups = null;
+    if (++partition >= AggregateSpill.PARTITIONS) return false;
+    groups = new Groups();
+    VectorSchemaRoot batch;
+    while ((batch = spill.next(partition)) != null) {
+      try (VectorSchemaRoot b = batch) {
+        groups.fold(b);
       }
-      for (int a = 0; a < na; a++) {
-        if (merged[a] != null) {
-          merged[a].update(ids, lo, hi);
-        } else {
-          long[] c = counts[a];
-          FieldVector v = args[a];
-          if (v == null || v.getNullCount() == 0) {
-            for (int i = lo; i < hi; i++) c[ids[i]]++;
-          } else {
-            for (int i = lo; i < hi; i++) if (!v.isNull(i)) c[ids[i]]++;
-          }
-        }
-      }
-      cancellation.check();
     }
+    emitted = 0;
+    groupCount += groups.groupCount;
+    return true;
   }
 
   @Override
   protected VectorSchemaRoot produce() {
     if (!consumed) consume();
+    if (spill != null) {
+      while (groups == null || emitted >= groups.groupCount) {
+        if (!nextPartition()) return null;
+      }
+      return emit(groups.groupCount);
+    }
     if (emitted >= groupCount) return null;
-    int count = Math.min(batchRows, groupCount - emitted);
+    return emit(groupCount);
+  }
+
+  /** The next batch of the groups in memory, of {@code total}. */
+  private VectorSchemaRoot emit(int total) {
+    int count = Math.min(batchRows, total - emitted);
+    Groups g = groups;
     VectorSchemaRoot batch = AggregateExec.groupBatch(schema, allocator, emitted, count,
-        (c, g) -> emptyValues != null ? (c < nk ? emptyInputGroups.get(g).get(c) : emptyValues[c - nk])
-            : c < nk ? table.key(c, g) : merged[c - nk] != null ? merged[c - nk].result(g) : counts[c - nk][g]);
+        (c, r) -> emptyValues != null ? (c < nk ? emptyInputGroups.get(r).get(c) : emptyValues[c - nk]) : g.cell(c, r));
     emitted += count;
     return batch;
   }
@@ -234,8 +356,8 @@ final class FinalAggregateExec extends Operator {
   @Override
   public void close() {
     super.close();
-    table = null;
-    merged = null;
-    memory.close();
+    if (groups != null) groups.close();
+    groups = null;
+    if (spill != null) spill.close();
   }
 }

@@ -172,6 +172,67 @@ final class PartialAggregate {
     }
   }
 
+  /**
+   * A batch of {@code stateSchema}: the first {@code count} groups of {@code table} ({@code keyCount} keys) with each
+   * aggregate's state, from {@code accs[a]}, or for a count from {@code counts[a]} when that is not null (the final
+   * aggregation keeps counts as plain arrays).
+   */
+  static VectorSchemaRoot states(Schema stateSchema, List<AggregateCall> calls, GroupTable table, int keyCount,
+      GroupedAccumulator[] accs, long[][] counts, int count, BufferAllocator allocator) {
+    return states(stateSchema, calls, table, keyCount, accs, counts, 0, count, allocator);
+  }
+
+  /** As above, groups {@code [first, first + count)}. */
+  static VectorSchemaRoot states(Schema stateSchema, List<AggregateCall> calls, GroupTable table, int keyCount,
+      GroupedAccumulator[] accs, long[][] counts, int first, int count, BufferAllocator allocator) {
+    VectorSchemaRoot batch = AggregateExec.emptyBatch(stateSchema, allocator, count);
+    List<FieldVector> out = batch.getFieldVectors();
+    try {
+      for (int c = 0; c < keyCount; c++) table.writeKeys(c, out.get(c), first, count);
+      int col = keyCount;
+      for (int a = 0; a < calls.size(); a++) {
+        GroupedAccumulator acc = accs[a];
+        Kind kind = kind(calls.get(a));
+        if (counts != null && counts[a] != null) {
+          org.apache.arrow.vector.BigIntVector n = (org.apache.arrow.vector.BigIntVector) out.get(col++);
+          for (int g = 0; g < count; g++) n.set(g, counts[a][first + g]);
+        } else if (kind == Kind.DECIMAL) {
+          GroupedAccumulator.DecimalSum d = (GroupedAccumulator.DecimalSum) acc;
+          FieldVector u = out.get(col++);
+          FieldVector spilled = out.get(col++);
+          FieldVector n = out.get(col++);
+          for (int g = 0; g < count; g++) {
+            Vectors.set(u, g, d.unscaledOf(first + g));
+            BigDecimal s = d.spilledOf(first + g);
+            Vectors.set(spilled, g, s == null ? null : s.toString());
+            Vectors.set(n, g, d.countOf(first + g));
+          }
+        } else if (kind == Kind.DOUBLE) {
+          GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) acc;
+          org.apache.arrow.vector.Float8Vector hi = (org.apache.arrow.vector.Float8Vector) out.get(col++);
+          org.apache.arrow.vector.Float8Vector lo = (org.apache.arrow.vector.Float8Vector) out.get(col++);
+          org.apache.arrow.vector.BigIntVector n = (org.apache.arrow.vector.BigIntVector) out.get(col++);
+          for (int g = 0; g < count; g++) {
+            hi.set(g, d.hiOf(first + g));
+            lo.set(g, d.loOf(first + g));
+            n.set(g, d.countOf(first + g));
+          }
+        } else if (kind == Kind.SKETCH) {
+          org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) out.get(col++);
+          for (int g = 0; g < count; g++) sk.setSafe(g, GroupedAccumulator.sketch(acc, first + g).state());
+        } else {
+          acc.write(out.get(col++), first, count);
+        }
+      }
+      for (FieldVector v : out) v.setValueCount(count);
+      batch.setRowCount(count);
+    } catch (RuntimeException | Error e) {
+      batch.close();
+      throw e;
+    }
+    return batch;
+  }
+
   /** The partial aggregation of one task: not thread-safe, used by the task's thread only. */
   static final class Task implements AutoCloseable {
     private static final int CHUNK = 1 << 12;
@@ -291,50 +352,7 @@ final class PartialAggregate {
 
     private VectorSchemaRoot emitStates() {
       if (table != null && hint != null) hint.saw(table);
-      int count = groupCount;
-      VectorSchemaRoot batch = AggregateExec.emptyBatch(spec.stateSchema(), allocator, count);
-      List<FieldVector> out = batch.getFieldVectors();
-      try {
-        int nk = spec.keys().size();
-        for (int c = 0; c < nk; c++) table.writeKeys(c, out.get(c), 0, count);
-        int col = nk;
-        for (int a = 0; a < grouped.length; a++) {
-          GroupedAccumulator acc = grouped[a];
-          if (kind(spec.calls().get(a)) == Kind.DECIMAL) {
-            GroupedAccumulator.DecimalSum d = (GroupedAccumulator.DecimalSum) acc;
-            FieldVector u = out.get(col++);
-            FieldVector spilled = out.get(col++);
-            FieldVector n = out.get(col++);
-            for (int g = 0; g < count; g++) {
-              Vectors.set(u, g, d.unscaledOf(g));
-              BigDecimal s = d.spilledOf(g);
-              Vectors.set(spilled, g, s == null ? null : s.toString());
-              Vectors.set(n, g, d.countOf(g));
-            }
-          } else if (kind(spec.calls().get(a)) == Kind.DOUBLE) {
-            GroupedAccumulator.DoubleSum d = (GroupedAccumulator.DoubleSum) acc;
-            org.apache.arrow.vector.Float8Vector hi = (org.apache.arrow.vector.Float8Vector) out.get(col++);
-            org.apache.arrow.vector.Float8Vector lo = (org.apache.arrow.vector.Float8Vector) out.get(col++);
-            org.apache.arrow.vector.BigIntVector n = (org.apache.arrow.vector.BigIntVector) out.get(col++);
-            for (int g = 0; g < count; g++) {
-              hi.set(g, d.hiOf(g));
-              lo.set(g, d.loOf(g));
-              n.set(g, d.countOf(g));
-            }
-          } else if (kind(spec.calls().get(a)) == Kind.SKETCH) {
-            org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) out.get(col++);
-            for (int g = 0; g < count; g++) sk.setSafe(g, GroupedAccumulator.sketch(acc, g).state());
-          } else {
-            acc.write(out.get(col++), 0, count);
-          }
-        }
-        for (FieldVector v : out) v.setValueCount(count);
-        batch.setRowCount(count);
-      } catch (RuntimeException | Error e) {
-        batch.close();
-        throw e;
-      }
-      return batch;
+      return states(spec.stateSchema(), spec.calls(), table, spec.keys().size(), grouped, null, groupCount, allocator);
     }
 
     @Override

@@ -294,8 +294,9 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
         pipeline.partialRows, pipeline, pipeline.partialIndex());
     ((FusedExec) op).passedRows = pipeline.passedRows;
     op.cancellation = cancellation;
-    return new FinalAggregateExec(op, aggregate.schema(), aggregate.groups().size(), aggregate.aggregates(),
-        "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows, emptyInputGroups(aggregate));
+    return new FinalAggregateExec(op, aggregate.schema(), partial.stateSchema(), aggregate.groups().size(),
+        aggregate.aggregates(), "AggregateExec: mode=final " + aggregateDescription(aggregate), allocator, batchRows,
+        emptyInputGroups(aggregate));
   }
 
   private static String projectDescription(LogicalPlan.Project p) {
