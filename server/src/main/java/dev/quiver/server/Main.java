@@ -333,8 +333,8 @@ public final class Main {
     System.out.println("  --server-memory BYTES  memory limit of all queries together (default 8g, or a quarter of the"
         + " machine's memory if less); without -Xmx the server runs in a JVM sized from it: heap and direct memory"
         + " each this + 256m");
-    System.out.println("  --spill-dir DIR  where a hash join whose build side, or a sort whose rows, outgrow the query's memory"
-        + " write their partitions or sorted runs (default: the system's temp directory); deleted when the query ends");
+    System.out.println("  --spill-dir DIR  where a hash join's build side, a sort's rows or an aggregation's groups that outgrow"
+        + " the query's memory are written (default: the system's temp directory); deleted when the query ends");
     System.out.println("  --max-queries-per-user N  running queries per user (default " + ServerConfig.DEFAULT_MAX_QUERIES_PER_USER
         + ": 8 or twice the cores; without --users all clients are one user); more wait");
     System.out.println("  --max-queued-per-user N  queries of one user that may wait (default 1024); more are refused");
