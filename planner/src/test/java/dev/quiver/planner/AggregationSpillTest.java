@@ -4,13 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quiver.scan.table.Catalog;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -20,8 +16,6 @@ import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,13 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * limit — string, integer, double and several keys with NULLs, every aggregate that splits into states — EXPLAIN
  * ANALYZE shows the bytes spilled, and the spill directory is empty after each query.
  */
-class AggregationSpillTest {
+class AggregationSpillTest extends SpillingQueries {
   @TempDir
   static Path dir;
-  @TempDir
-  static Path spillDir;
-  static Path before;
-  static QueryEngine engine;
   static final int ROWS = 300_000;
   static final long SMALL = 64L << 20;
 
@@ -53,8 +43,6 @@ class AggregationSpillTest {
 
   @BeforeAll
   static void write() throws IOException {
-    before = SpillDirectory.get();
-    SpillDirectory.set(spillDir);
     Random r = new Random(42);
     double[] specials = {Double.NaN, -0.0, 0.0, Double.NEGATIVE_INFINITY};
     SimpleGroupFactory g = new SimpleGroupFactory(T);
@@ -77,24 +65,6 @@ class AggregationSpillTest {
     engine = new QueryEngine(Catalog.open(dir.toString()), QuerySettings.DEFAULT);
   }
 
-  @AfterAll
-  static void restore() {
-    SpillDirectory.set(before);
-  }
-
-  @AfterEach
-  void spillFilesAreGone() throws IOException {
-    try (Stream<Path> left = Files.list(spillDir)) {
-      assertThat(left).isEmpty();
-    }
-  }
-
-  static List<List<Object>> run(String sql, long limit) {
-    try (BufferAllocator allocator = new RootAllocator(limit)) { // closing it fails on a leak
-      return TestTables.run(engine, allocator, sql);
-    }
-  }
-
   static final List<String> QUERIES = List.of(
       "SELECT s, count(*), count(d), sum(d), avg(q), min(k), max(d) FROM t GROUP BY s",
       "SELECT k, count(*), sum(q), avg(d), bool_or(d > 0), min(s) FROM t GROUP BY k",
@@ -110,7 +80,7 @@ class AggregationSpillTest {
     for (String sql : QUERIES) {
       List<List<Object>> inMemory = run(sql, 1L << 30);
       assertThat(inMemory).as(sql).hasSizeGreaterThan(ROWS / 4);
-      String plan = String.join("\n", run("EXPLAIN ANALYZE " + sql, SMALL).stream().map(r -> String.valueOf(r.get(0))).toList());
+      String plan = explain(sql, SMALL);
       assertThat(TestTables.metric(plan, "spilled_bytes")).as(plan).isGreaterThan(0);
       assertThat(plan).contains("spill_partitions=16");
       assertThat(sorted(run(sql, SMALL))).as(sql).isEqualTo(sorted(inMemory));
@@ -119,8 +89,7 @@ class AggregationSpillTest {
 
   @Test
   void withRoomItDoesNotSpill() {
-    String plan = String.join("\n", run("EXPLAIN ANALYZE " + QUERIES.get(0), 1L << 30).stream()
-        .map(r -> String.valueOf(r.get(0))).toList());
+    String plan = explain(QUERIES.get(0), 1L << 30);
     assertThat(plan).contains("AggregateExec: mode=final").doesNotContain("spilled_bytes");
   }
 }

@@ -4,13 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quiver.scan.table.Catalog;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -20,8 +16,6 @@ import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,13 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * large one — ties in input order (the {@code id} column tells), NULLs first and last, NaN and -0.0, strings sharing
  * their first 8 bytes, computed keys — EXPLAIN ANALYZE shows the runs, and the directory is empty after each query.
  */
-class ExternalSortTest {
+class ExternalSortTest extends SpillingQueries {
   @TempDir
   static Path dir;
-  @TempDir
-  static Path spillDir;
-  static Path before;
-  static QueryEngine engine;
   static final int ROWS = 240_000;
   static final long SMALL = 24L << 20;
 
@@ -52,8 +42,6 @@ class ExternalSortTest {
 
   @BeforeAll
   static void write() throws IOException {
-    before = SpillDirectory.get();
-    SpillDirectory.set(spillDir);
     Random r = new Random(41);
     double[] specials = {Double.NaN, -0.0, 0.0, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY};
     SimpleGroupFactory g = new SimpleGroupFactory(T);
@@ -74,24 +62,6 @@ class ExternalSortTest {
     engine = new QueryEngine(Catalog.open(dir.toString()), QuerySettings.DEFAULT);
   }
 
-  @AfterAll
-  static void restore() {
-    SpillDirectory.set(before);
-  }
-
-  @AfterEach
-  void spillFilesAreGone() throws IOException {
-    try (Stream<Path> left = Files.list(spillDir)) {
-      assertThat(left).isEmpty();
-    }
-  }
-
-  static List<List<Object>> run(String sql, long limit) {
-    try (BufferAllocator allocator = new RootAllocator(limit)) { // closing it fails on a leak
-      return TestTables.run(engine, allocator, sql);
-    }
-  }
-
   static final List<String> QUERIES = List.of(
       "SELECT id, k, pad FROM t ORDER BY k",
       "SELECT id, s, k, pad FROM t ORDER BY s DESC NULLS LAST, k",
@@ -110,19 +80,17 @@ class ExternalSortTest {
 
   @Test
   void explainAnalyzeShowsTheRuns() {
-    String small = String.join("\n", run("EXPLAIN ANALYZE " + QUERIES.get(0), SMALL).stream()
-        .map(r -> String.valueOf(r.get(0))).toList());
+    String small = explain(QUERIES.get(0), SMALL);
     assertThat(TestTables.metric(small, "spill_runs")).as(small).isGreaterThanOrEqualTo(2);
     assertThat(TestTables.metric(small, "spilled_bytes")).as(small).isGreaterThan(ROWS * 40L);
-    String large = String.join("\n", run("EXPLAIN ANALYZE " + QUERIES.get(0), 1L << 30).stream()
-        .map(r -> String.valueOf(r.get(0))).toList());
+    String large = explain(QUERIES.get(0), 1L << 30);
     assertThat(large).contains("SortExec").doesNotContain("spill_runs");
   }
 
   @Test
   void aTopNKeepsItsHeapAndNeverSpills() {
     String sql = "SELECT id, k, pad FROM t ORDER BY k DESC, id LIMIT 100";
-    String plan = String.join("\n", run("EXPLAIN ANALYZE " + sql, SMALL).stream().map(r -> String.valueOf(r.get(0))).toList());
+    String plan = explain(sql, SMALL);
     assertThat(plan).doesNotContain("spill_runs");
     assertThat(run(sql, SMALL)).isEqualTo(run(sql, 1L << 30)).hasSize(100);
   }
