@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.quiver.sample.SampleData;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -13,9 +14,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Queries whose hash tables or sorts need more than the per-query memory limit fail with
+ * Queries whose hash tables need more than the per-query memory limit and cannot spill fail with
  * RESOURCE_EXHAUSTED naming the limit, release everything (the server's allocator check on close fails
- * on a leak), and the server keeps answering.
+ * on a leak), and the server keeps answering; a sort and a count(DISTINCT), which spill, answer.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MemoryLimitTest {
@@ -43,16 +44,27 @@ class MemoryLimitTest {
     return String.valueOf(e);
   }
 
+  /**
+   * A sort that retains every row, and a count(DISTINCT) (grouped by its argument first), spill instead (SpillTest):
+   * under the limit they answer as a server with room does.
+   */
   @ParameterizedTest
   @ValueSource(strings = {
-      // a hash aggregation with ~600k groups
-      "SELECT l_comment, count(*) FROM lineitem GROUP BY l_comment",
-      // a sort that must retain every row
-      "SELECT l_comment, l_orderkey FROM lineitem ORDER BY l_comment",
-      // a NOT IN building on all of lineitem (a join with keys spills instead: SpillTest)
-      "SELECT count(*) FROM part WHERE p_comment NOT IN (SELECT l_comment FROM lineitem)",
-      // count(DISTINCT) keeps every distinct value
+      "SELECT l_comment, l_orderkey FROM lineitem ORDER BY l_comment, l_orderkey, l_linenumber",
       "SELECT count(DISTINCT l_comment) FROM lineitem"})
+  void spillingOperatorsAnswerUnderTheLimit(String sql) throws Exception {
+    List<List<Object>> limited = TestServer.rows(jdbc, sql);
+    try (TestServer roomy = TestServer.start(SampleData.ensure()); Connection c = roomy.jdbc()) {
+      assertThat(limited).isEqualTo(TestServer.rows(c, sql));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      // a hash aggregation with ~600k groups, single-phase (an integer sum is not split into states): cannot spill
+      "SELECT l_comment, count(*), sum(l_linenumber) FROM lineitem GROUP BY l_comment",
+      // a NOT IN building on all of lineitem (a join with keys spills instead: SpillTest)
+      "SELECT count(*) FROM part WHERE p_comment NOT IN (SELECT l_comment FROM lineitem)"})
   void overTheLimitFailsCleanlyAndTheServerKeepsServing(String sql) throws Exception {
     assertThatThrownBy(() -> TestServer.rows(jdbc, sql))
         .isInstanceOf(SQLException.class)

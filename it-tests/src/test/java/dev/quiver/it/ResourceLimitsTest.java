@@ -32,7 +32,11 @@ class ResourceLimitsTest {
    * A hash aggregation over 600k distinct comments: about 100 MiB of hash table and output, held until the
    * stream ends; its result is larger than what the transport buffers, so an unread stream keeps it running.
    */
-  static final String HEAVY = "SELECT l_comment, count(*) FROM lineitem GROUP BY l_comment";
+  /**
+   * ~600,000 groups held while they stream out; single-phase (an integer sum is not split into states), so it cannot
+   * spill its groups as a final aggregation would.
+   */
+  static final String HEAVY = "SELECT l_comment, count(*), sum(l_linenumber) FROM lineitem GROUP BY l_comment";
   /** A long result: the server streams it only as fast as the client reads. */
   static final String LONG = "SELECT * FROM lineitem";
   static final long LINEITEM_ROWS = 600_572;

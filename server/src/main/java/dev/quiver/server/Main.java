@@ -67,6 +67,7 @@ public final class Main {
           case "--query-memory" -> memory = bytes(value(args, ++i));
           case "--server-memory" -> serverMemory = bytes(value(args, ++i));
           case "--spill-dir" -> dev.quiver.planner.SpillDirectory.set(java.nio.file.Path.of(value(args, ++i)));
+          case "--metadata-cache" -> dev.quiver.scan.table.Catalog.defaultMetadataCache(bytes(value(args, ++i)));
           case "--max-queries-per-user" -> maxQueriesPerUser = Integer.parseInt(value(args, ++i));
           case "--query-queue-timeout-ms" -> queueTimeoutMs = Long.parseLong(value(args, ++i));
           case "--max-queued-per-user" -> maxQueuedPerUser = Integer.parseInt(value(args, ++i));
@@ -333,6 +334,8 @@ public final class Main {
     System.out.println("  --server-memory BYTES  memory limit of all queries together (default 8g, or a quarter of the"
         + " machine's memory if less); without -Xmx the server runs in a JVM sized from it: heap and direct memory"
         + " each this + 256m");
+    System.out.println("  --metadata-cache BYTES  dictionaries, bloom filters and page indexes kept across queries to prune"
+        + " with, by file version (default 256m; 0: none); EXPLAIN ANALYZE shows metadata_cache_hits/_misses");
     System.out.println("  --spill-dir DIR  where a hash join's build side, a sort's rows or an aggregation's groups that outgrow"
         + " the query's memory are written (default: the system's temp directory); deleted when the query ends");
     System.out.println("  --max-queries-per-user N  running queries per user (default " + ServerConfig.DEFAULT_MAX_QUERIES_PER_USER

@@ -3,6 +3,9 @@ package dev.quiver.scan.prune;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.parquet.column.page.DictionaryPageReadStore;
+import org.apache.parquet.hadoop.BloomFilterReader;
 import org.apache.parquet.filter2.bloomfilterlevel.BloomFilterImpl;
 import org.apache.parquet.filter2.dictionarylevel.DictionaryFilter;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
@@ -45,6 +48,15 @@ public final class RowGroupPruner {
 
   /** The level that prunes {@code block}, or null if it might hold a matching row. */
   public PruningLevel prune(ParquetFileReader reader, BlockMetaData block) {
+    return prune(() -> reader.getDictionaryReader(block), () -> reader.getBloomFilterDataReader(block), block);
+  }
+
+  /**
+   * As above, with the dictionaries and bloom filters read through {@code dictionaries} and {@code blooms} (asked
+   * only when the predicate tests a column that has one: a scan's cache answers them without opening the file).
+   */
+  public PruningLevel prune(Supplier<DictionaryPageReadStore> dictionaries, Supplier<BloomFilterReader> blooms,
+      BlockMetaData block) {
     List<ColumnChunkMetaData> columns = block.getColumns();
     if (StatisticsFilter.canDrop(predicate, columns)) return PruningLevel.STATISTICS;
     boolean hasDictionary = false;
@@ -55,10 +67,10 @@ public final class RowGroupPruner {
       hasDictionary |= c.hasDictionaryPage();
       hasBloom |= c.getBloomFilterOffset() >= 0;
     }
-    if (hasDictionary && DictionaryFilter.canDrop(predicate, columns, reader.getDictionaryReader(block))) {
+    if (hasDictionary && DictionaryFilter.canDrop(predicate, columns, dictionaries.get())) {
       return PruningLevel.DICTIONARY;
     }
-    if (hasBloom && BloomFilterImpl.canDrop(predicate, columns, reader.getBloomFilterDataReader(block))) {
+    if (hasBloom && BloomFilterImpl.canDrop(predicate, columns, blooms.get())) {
       return PruningLevel.BLOOM;
     }
     return null;

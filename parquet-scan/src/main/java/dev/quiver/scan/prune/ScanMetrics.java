@@ -20,6 +20,8 @@ public final class ScanMetrics {
   private final AtomicLong rowsFilteredLate = new AtomicLong();
   private final AtomicLong decoderFallbacks = new AtomicLong();
   private final AtomicLong fromStatistics = new AtomicLong();
+  private final AtomicLong metadataCacheHits = new AtomicLong();
+  private final AtomicLong metadataCacheMisses = new AtomicLong();
   /** The runtime filter the scan was given (null: none), as EXPLAIN ANALYZE shows it. */
   private volatile String runtimeFilter;
   /** The top-N filter (null: the scan has none); its text is its bound now, as EXPLAIN ANALYZE shows it. */
@@ -76,6 +78,12 @@ public final class ScanMetrics {
   public long decoderFallbacks() { return decoderFallbacks.get(); }
   /** A row group read (counted in the total) whose rows were answered from its footer statistics: no page read. */
   public void answeredFromStatistics() { fromStatistics.incrementAndGet(); }
+  /** A dictionary, bloom filter or page index the scan found in the metadata cache. */
+  public void metadataCacheHit() { metadataCacheHits.incrementAndGet(); }
+  /** One the scan had to read from its file (the cache did not have it). */
+  public void metadataCacheMiss() { metadataCacheMisses.incrementAndGet(); }
+  public long metadataCacheHits() { return metadataCacheHits.get(); }
+  public long metadataCacheMisses() { return metadataCacheMisses.get(); }
   public long rowGroupsFromStatistics() { return fromStatistics.get(); }
   /** The scan got a runtime filter, shown as {@code text}. */
   public synchronized void runtimeFilter(String text) {
@@ -96,7 +104,8 @@ public final class ScanMetrics {
 
   /**
    * The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code row_groups_pruned_runtime} only for a scan
-   * that got a runtime filter, {@code row_groups_pruned_top_n} only for one under a top-N, {@code row_groups_from_statistics} and {@code decoder_fallbacks} only if not 0.
+   * that got a runtime filter, {@code row_groups_pruned_top_n} only for one under a top-N, {@code row_groups_from_statistics} and {@code decoder_fallbacks} only if not 0, {@code metadata_cache_hits} and
+   * {@code _misses} only when the scan looked any dictionary, bloom filter or page index up in its cache.
    */
   public Map<String, Long> asMap() {
     Map<String, Long> m = new LinkedHashMap<>();
@@ -115,6 +124,10 @@ public final class ScanMetrics {
     m.put("bytes_scanned", bytesScanned());
     m.put("rows_filtered_late", rowsFilteredLate.get());
     if (decoderFallbacks.get() != 0) m.put("decoder_fallbacks", decoderFallbacks.get());
+    if (metadataCacheHits.get() + metadataCacheMisses.get() != 0) {
+      m.put("metadata_cache_hits", metadataCacheHits.get());
+      m.put("metadata_cache_misses", metadataCacheMisses.get());
+    }
     return m;
   }
 }

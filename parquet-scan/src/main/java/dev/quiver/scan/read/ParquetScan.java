@@ -39,7 +39,14 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.DictionaryPageReadStore;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter;
+import org.apache.parquet.column.values.bloomfilter.BloomFilter;
+import org.apache.parquet.hadoop.BloomFilterReader;
+import org.apache.parquet.internal.column.columnindex.ColumnIndex;
+import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -86,6 +93,8 @@ public final class ParquetScan implements AutoCloseable {
   private final BufferAllocator allocator;
   private final ScanMetrics metrics;
   private final FooterCache footers;
+  /** Dictionaries, bloom filters and page indexes read to prune, kept across queries by file version. */
+  private final dev.quiver.scan.table.MetadataCache metadataCache;
   private final FileSystems fileSystems;
   private final int batchRows;
   private final boolean usePageIndex;
@@ -152,6 +161,7 @@ public final class ParquetScan implements AutoCloseable {
     this.metrics = metrics;
     this.catalog = catalog;
     this.footers = catalog.footers();
+    this.metadataCache = catalog.metadataCache();
     this.fileSystems = catalog.fileSystems();
     this.batchRows = batchRows;
     this.options = options;
@@ -558,6 +568,7 @@ public final class ParquetScan implements AutoCloseable {
         out.forEach(VectorSchemaRoot::close);
         throw e;
       }
+      if (metadata != null) metadata.publish(); // read from the planned version: safe to cache under its key
       return out;
     }
 
@@ -565,11 +576,12 @@ public final class ParquetScan implements AutoCloseable {
       List<VectorSchemaRoot> out = new ArrayList<>();
       BlockMetaData block = footer.getBlocks().get(index);
       metrics.rowGroup();
-      try (ParquetFileReader reader = open()) {
+      metadata = new TaskMetadata(block);
+      try (TaskMetadata meta = metadata) {
         if (pruner != null) {
           PruningLevel level;
           try {
-            level = pruner.prune(reader, block);
+            level = pruner.prune(meta::dictionaries, meta::blooms, block);
           } catch (RuntimeException e) {
             throw corrupt(file, "cannot evaluate row group statistics of", e);
           }
@@ -583,13 +595,14 @@ public final class ParquetScan implements AutoCloseable {
         }
         Set<String> requestedNames = new HashSet<>();
         for (Type t : requested.getFields()) requestedNames.add(t.getName());
-        RowRanges ranges = pageRanges(reader, block, requestedNames);
+        RowRanges ranges = pageRanges(meta, block, requestedNames);
         long bytes = 0;
         for (ColumnChunkMetaData c : block.getColumns()) {
           if (requestedNames.contains(c.getPath().toDotString())) {
-            bytes += ranges == null ? c.getTotalSize() : bytesRead(reader, c, ranges, block);
+            bytes += ranges == null ? c.getTotalSize() : bytesRead(meta, c, ranges, block);
           }
         }
+        ParquetFileReader reader = meta.reader();
         long rows = ranges == null ? block.getRowCount() : ranges.rowCount();
         metrics.scanned(rows, bytes);
         // with a row predicate: its columns first, the others only for the rows that pass (late materialization)
@@ -626,9 +639,6 @@ public final class ParquetScan implements AutoCloseable {
       } catch (RuntimeException | Error e) {
         out.forEach(VectorSchemaRoot::close);
         throw e;
-      } catch (IOException e) {
-        out.forEach(VectorSchemaRoot::close);
-        throw corrupt(file, "cannot close", e);
       }
     }
 
@@ -697,6 +707,161 @@ public final class ParquetScan implements AutoCloseable {
       }
     }
 
+    /** The metadata this task read (set by {@link #read}). */
+    private TaskMetadata metadata;
+
+    /** A dictionary page whose bytes are held in memory (the reader's buffers go with the reader). */
+    private static DictionaryPage copy(DictionaryPage d) {
+      if (d == null) return null;
+      try {
+        return new DictionaryPage(org.apache.parquet.bytes.BytesInput.copy(d.getBytes()), d.getUncompressedSize(),
+            d.getDictionarySize(), d.getEncoding());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    /** What a cached value holds, roughly, in bytes. */
+    private static long sizeOf(Object value) {
+      if (value == null) return 0;
+      if (value instanceof DictionaryPage d) return d.getUncompressedSize() + 64L;
+      if (value instanceof byte[] b) return b.length + 64L;
+      if (value instanceof OffsetIndex oi) return 40L * oi.getPageCount() + 64;
+      if (value instanceof ColumnIndex ci) {
+        long bytes = 64;
+        for (java.nio.ByteBuffer b : ci.getMinValues()) bytes += b.remaining() + 32;
+        for (java.nio.ByteBuffer b : ci.getMaxValues()) bytes += b.remaining() + 32;
+        return bytes + 16L * ci.getNullPages().size();
+      }
+      return 1024;
+    }
+
+    /**
+     * What this task reads of its file: the file's reader, opened on first use, so that a row group pruned by cached
+     * dictionaries or bloom filters never opens it; and the pruning metadata (dictionary pages, bloom filters, column
+     * and offset indexes) looked up in the scan's {@link dev.quiver.scan.table.MetadataCache} first. What it reads
+     * from the file is cached only once the file was checked to be the planned version ({@link #publish}), so the
+     * cache never holds what a replaced file said under the old version's key.
+     */
+    private final class TaskMetadata implements AutoCloseable {
+      private final BlockMetaData block;
+      private ParquetFileReader reader;
+      private final List<Object[]> read = new ArrayList<>();
+      private DictionaryPageReadStore fileDictionaries;
+
+      TaskMetadata(BlockMetaData block) {
+        this.block = block;
+      }
+
+      ParquetFileReader reader() {
+        if (reader == null) reader = open();
+        return reader;
+      }
+
+      /** A value read from the file, or null. */
+      private interface Read {
+        Object get() throws IOException;
+      }
+
+      /** The {@code kind} of {@code column}: from the cache, else read (and kept for {@link #publish}). */
+      private Object cached(dev.quiver.scan.table.MetadataCache.Kind kind, String column, Read fromFile) {
+        var key = dev.quiver.scan.table.MetadataCache.Key.of(file, index, column, kind);
+        var hit = metadataCache.maxBytes() == 0 ? null : metadataCache.get(key);
+        if (hit != null) {
+          metrics.metadataCacheHit();
+          return hit.value();
+        }
+        if (metadataCache.maxBytes() > 0) metrics.metadataCacheMiss();
+        Object value;
+        try {
+          value = fromFile.get();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+        if (value instanceof DictionaryPage d) value = copy(d);
+        if (metadataCache.maxBytes() > 0) read.add(new Object[] {key, value});
+        return value;
+      }
+
+      DictionaryPageReadStore dictionaries() {
+        return descriptor -> (DictionaryPage) cached(dev.quiver.scan.table.MetadataCache.Kind.DICTIONARY,
+            String.join(".", descriptor.getPath()), () -> {
+              if (fileDictionaries == null) fileDictionaries = reader().getDictionaryReader(block);
+              return fileDictionaries.readDictionaryPage(descriptor);
+            });
+      }
+
+      /**
+       * Bloom filters cached as their bitsets: parquet-java's {@code BlockSplitBloomFilter} keeps scratch state for
+       * each lookup, so one filter object must not serve two threads; each lookup wraps the shared bitset (read
+       * only) in a filter of its own.
+       */
+      BloomFilterReader blooms() {
+        return new BloomFilterReader(null, block) {
+          @Override
+          public BloomFilter readBloomFilter(ColumnChunkMetaData meta) {
+            byte[] bitset = (byte[]) cached(dev.quiver.scan.table.MetadataCache.Kind.BLOOM, meta.getPath().toDotString(),
+                () -> bitset(reader().getBloomFilterDataReader(block).readBloomFilter(meta)));
+            return bitset == null ? null : new BlockSplitBloomFilter(bitset);
+          }
+        };
+      }
+
+      /** The bitset of {@code filter} (null when there is none, or it is not a split-block filter). */
+      private static byte[] bitset(BloomFilter filter) throws IOException {
+        if (!(filter instanceof BlockSplitBloomFilter)) return null;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(filter.getBitsetSize());
+        filter.writeTo(out);
+        return out.toByteArray();
+      }
+
+      OffsetIndex offsetIndex(ColumnChunkMetaData c) {
+        return (OffsetIndex) cached(dev.quiver.scan.table.MetadataCache.Kind.OFFSET_INDEX, c.getPath().toDotString(),
+            () -> reader().readOffsetIndex(c));
+      }
+
+      ColumnIndexStore columnIndexes() {
+        java.util.Map<ColumnPath, ColumnChunkMetaData> chunks = new java.util.HashMap<>();
+        for (ColumnChunkMetaData c : block.getColumns()) chunks.put(c.getPath(), c);
+        return new ColumnIndexStore() {
+          @Override
+          public ColumnIndex getColumnIndex(ColumnPath path) {
+            ColumnChunkMetaData c = chunks.get(path);
+            return c == null ? null : (ColumnIndex) cached(dev.quiver.scan.table.MetadataCache.Kind.COLUMN_INDEX,
+                path.toDotString(), () -> reader().readColumnIndex(c));
+          }
+
+          @Override
+          public OffsetIndex getOffsetIndex(ColumnPath path) {
+            ColumnChunkMetaData c = chunks.get(path);
+            OffsetIndex oi = c == null ? null : offsetIndex(c);
+            if (oi == null) throw new ColumnIndexStore.MissingOffsetIndexException(path);
+            return oi;
+          }
+        };
+      }
+
+      /** Caches what was read from the file: call once the file was checked to be the planned version. */
+      void publish() {
+        for (Object[] r : read) {
+          metadataCache.put((dev.quiver.scan.table.MetadataCache.Key) r[0], r[1], sizeOf(r[1]));
+        }
+        read.clear();
+      }
+
+      @Override
+      public void close() {
+        if (reader == null) return;
+        try {
+          reader.close();
+        } catch (IOException e) {
+          throw corrupt(file, "cannot close", e);
+        } finally {
+          reader = null;
+        }
+      }
+    }
+
     private ParquetFileReader open() {
       try {
         HadoopReadOptions.Builder builder = HadoopReadOptions.builder(fileSystems.conf());
@@ -717,18 +882,18 @@ public final class ParquetScan implements AutoCloseable {
      * The rows of the row group the page index says might match, or null to read it whole (no
      * predicate, no page index, or no page excluded). Counts the excluded pages.
      */
-    private RowRanges pageRanges(ParquetFileReader reader, BlockMetaData block, Set<String> requestedNames) {
+    private RowRanges pageRanges(TaskMetadata meta, BlockMetaData block, Set<String> requestedNames) {
       if (!usePageIndex || pruner == null || requested.getFieldCount() == 0) return null;
       Set<ColumnPath> paths = new HashSet<>();
       for (String n : requestedNames) paths.add(ColumnPath.get(n));
       if (!paths.containsAll(pruner.predicateColumns())) return null; // unrequested columns would read as all-NULL
       try {
         RowRanges rr = ColumnIndexFilter.calculateRowRanges(FilterCompat.get(pruner.predicate()),
-            reader.getColumnIndexStore(index), paths, block.getRowCount());
+            meta.columnIndexes(), paths, block.getRowCount());
         if (rr.rowCount() >= block.getRowCount()) return null;
         for (ColumnChunkMetaData c : block.getColumns()) {
           if (!requestedNames.contains(c.getPath().toDotString())) continue;
-          OffsetIndex oi = reader.readOffsetIndex(c);
+          OffsetIndex oi = meta.offsetIndex(c);
           if (oi == null) continue;
           long skipped = 0;
           for (int p = 0; p < oi.getPageCount(); p++) {
@@ -739,15 +904,15 @@ public final class ParquetScan implements AutoCloseable {
           pagesPruned += (int) skipped;
         }
         return rr;
-      } catch (IOException | RuntimeException e) {
+      } catch (RuntimeException e) {
         return null; // a broken page index only costs pruning, never rows
       }
     }
 
     /** Compressed bytes of the pages of {@code c} that overlap {@code rr} (the whole chunk if unknown). */
-    private long bytesRead(ParquetFileReader reader, ColumnChunkMetaData c, RowRanges rr, BlockMetaData block) {
+    private long bytesRead(TaskMetadata meta, ColumnChunkMetaData c, RowRanges rr, BlockMetaData block) {
       try {
-        OffsetIndex oi = reader.readOffsetIndex(c);
+        OffsetIndex oi = meta.offsetIndex(c);
         if (oi == null) return c.getTotalSize();
         long bytes = 0;
         for (int p = 0; p < oi.getPageCount(); p++) {
@@ -756,7 +921,7 @@ public final class ParquetScan implements AutoCloseable {
           }
         }
         return bytes;
-      } catch (IOException | RuntimeException e) {
+      } catch (RuntimeException e) {
         return c.getTotalSize();
       }
     }

@@ -66,6 +66,8 @@ public final class Catalog {
     final boolean rootIsFile;
     final FileSystems fileSystems;
     final FooterCache footers;
+    /** Dictionaries, bloom filters and page indexes read to prune, across queries (see {@link #metadataCache(long)}). */
+    volatile MetadataCache metadata = new MetadataCache(metadataCacheBytes);
     final Map<String, Resolved> last = new ConcurrentHashMap<>(); // lower-case name -> last resolution
 
     Directory(String location, Path root, boolean rootIsFile, FileSystems fileSystems) {
@@ -188,6 +190,33 @@ public final class Catalog {
 
   public FooterCache footers() {
     return directory.footers;
+  }
+
+  /** The default bound of the metadata cache: 256 MiB. */
+  public static final long DEFAULT_METADATA_CACHE = 256L << 20;
+  private static volatile long metadataCacheBytes = DEFAULT_METADATA_CACHE;
+
+  /**
+   * The bound of the metadata cache of every data directory opened from now on (the server's
+   * {@code --metadata-cache BYTES}; 0: nothing cached).
+   */
+  public static void defaultMetadataCache(long bytes) {
+    if (bytes < 0) throw new IllegalArgumentException("--metadata-cache must not be negative");
+    metadataCacheBytes = bytes;
+  }
+
+  /** The cache of dictionaries, bloom filters and page indexes that scans of this data directory prune with. */
+  public MetadataCache metadataCache() {
+    return directory.metadata;
+  }
+
+  /**
+   * Bounds the metadata cache of this data directory (every snapshot of it) to {@code bytes} (0: nothing cached), in
+   * a new, empty cache (the server's {@code --metadata-cache}); returns this snapshot.
+   */
+  public Catalog metadataCache(long bytes) {
+    directory.metadata = new MetadataCache(bytes);
+    return this;
   }
 
   /** The Hadoop configuration this data directory's files are read through. */
