@@ -1,5 +1,7 @@
 package dev.quiver.planner.exec;
 
+import dev.quiver.common.ErrorCode;
+import dev.quiver.common.QuiverException;
 import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.VectorValues;
 import dev.quiver.planner.kernel.Vectors;
@@ -136,7 +138,20 @@ final class FinalAggregateExec extends Operator {
     private void ids(int lo, int hi) {
       if (table == null) return;
       table.ids(lo, hi, ids);
-      grow(table.groups());
+      try {
+        grow(table.groups());
+      } catch (QuiverException e) {
+        throw outOfRoom(e, lo);
+      }
+    }
+
+    /**
+     * {@code e} as {@link OutOfRoom} at row {@code row} when these groups could spill instead: the groups' own
+     * reservation refused (every row before {@code row} is folded, none from it on: the accumulators had not grown).
+     */
+    private RuntimeException outOfRoom(QuiverException e, int row) {
+      boolean canSpill = nk > 0 && stateSchema != null && spill == null && e.code() == ErrorCode.RESOURCE_EXHAUSTED;
+      return canSpill ? new OutOfRoom(row, e) : e;
     }
 
     /** Folds batch {@code b} (states or rows passed through; not closed here) into these groups. */
@@ -150,7 +165,7 @@ final class FinalAggregateExec extends Operator {
       if (table != null) table.batch(keyValues, n);
       if (PartialAggregate.isRaw(b, nk)) {
         foldRows(b, n);
-        chargeTable();
+        chargeTable(n);
         return;
       }
       int[] firstColumn = new int[na];
@@ -196,14 +211,18 @@ final class FinalAggregateExec extends Operator {
         }
         cancellation.check();
       }
-      chargeTable();
+      chargeTable(n);
     }
 
-    /** Charges the table's growth since it was last charged. */
-    private void chargeTable() {
+    /** Charges the table's growth since it was last charged (every row of the batch folded). */
+    private void chargeTable(int rows) {
       if (table == null) return;
       long bytes = table.bytes();
-      memory.add(bytes - tableBytes);
+      try {
+        memory.add(bytes - tableBytes);
+      } catch (QuiverException e) {
+        throw outOfRoom(e, rows);
+      }
       tableBytes = bytes;
     }
 
@@ -240,8 +259,12 @@ final class FinalAggregateExec extends Operator {
       }
     }
 
-    /** Writes these groups' states to {@code spill}, a few thousand at a time (the groups are still held). */
+    /**
+     * Writes these groups' states to {@code spill}, a few thousand at a time. Their reservation is given back first:
+     * their heap is freed right after, and writing needs a few Arrow buffers from a query that may be at its limit.
+     */
     void spillStates(AggregateSpill spill) {
+      memory.reset();
       for (int first = 0; first < groupCount; first += CHUNK) {
         int count = Math.min(CHUNK, groupCount - first);
         try (VectorSchemaRoot states =
@@ -278,6 +301,16 @@ final class FinalAggregateExec extends Operator {
         && allocator.getAllocatedMemory() > limit * SPILL_AT && groups.memory.used() >= limit / 8;
   }
 
+  /** The groups' reservation refused at {@link #row} of a batch (see {@link Groups#ids}); they can spill instead. */
+  private static final class OutOfRoom extends RuntimeException {
+    final int row;
+
+    OutOfRoom(int row, QuiverException cause) {
+      super(cause.getMessage(), cause, false, false);
+      this.row = row;
+    }
+  }
+
   private void consume() {
     groups = new Groups();
     VectorSchemaRoot batch;
@@ -296,7 +329,22 @@ final class FinalAggregateExec extends Operator {
           cancellation.check();
           continue;
         }
-        groups.fold(b);
+        try {
+          groups.fold(b);
+        } catch (OutOfRoom e) {
+          // the groups' reservation refused in the middle of this batch: they spill now, with the rows not folded
+          spill = new AggregateSpill(stateSchema, nk, allocator);
+          groups.spillStates(spill);
+          groups.close();
+          groups = null;
+          if (e.row < b.getRowCount()) {
+            int[] rest = new int[b.getRowCount() - e.row];
+            for (int i = 0; i < rest.length; i++) rest[i] = e.row + i;
+            try (VectorSchemaRoot unfolded = FilterExec.take(b, rest, rest.length, allocator)) {
+              spill.add(unfolded);
+            }
+          }
+        }
       }
     }
     consumed = true;
@@ -322,7 +370,22 @@ final class FinalAggregateExec extends Operator {
     VectorSchemaRoot batch;
     while ((batch = spill.next(partition)) != null) {
       try (VectorSchemaRoot b = batch) {
-        groups.fold(b);
+        try {
+          groups.fold(b);
+        } catch (OutOfRoom e) {
+          // the groups' reservation refused in the middle of this batch: they spill now, with the rows not folded
+          spill = new AggregateSpill(stateSchema, nk, allocator);
+          groups.spillStates(spill);
+          groups.close();
+          groups = null;
+          if (e.row < b.getRowCount()) {
+            int[] rest = new int[b.getRowCount() - e.row];
+            for (int i = 0; i < rest.length; i++) rest[i] = e.row + i;
+            try (VectorSchemaRoot unfolded = FilterExec.take(b, rest, rest.length, allocator)) {
+              spill.add(unfolded);
+            }
+          }
+        }
       }
     }
     emitted = 0;

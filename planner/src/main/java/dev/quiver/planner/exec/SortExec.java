@@ -160,8 +160,24 @@ public final class SortExec extends Operator {
       keyValues.add(kv);
       for (Key k : keys) kv.add(k.expr().eval(batch, allocator));
       int n = batch.getRowCount();
-      memory.add(topN ? 24L * n : all.bytesPerRow() * n);
       if (!topN) {
+        try {
+          memory.add(all.bytesPerRow() * n);
+        } catch (dev.quiver.common.QuiverException e) {
+          if (e.code() != dev.quiver.common.ErrorCode.RESOURCE_EXHAUSTED || b == 0) throw e;
+          // the sort's reservation refused: the rows held before this batch go to disk as a run, then it is added
+          batches.remove(b);
+          keyValues.remove(b);
+          try {
+            spillRun(all.sort());
+          } finally {
+            batches.add(batch); // owned again (index 0 once the others are released), so close() releases it
+            keyValues.add(kv);
+          }
+          all = new FullSort();
+          b = 0;
+          memory.add(all.bytesPerRow() * n);
+        }
         all.add(b, kv, n);
         heldBytes += batch.getFieldVectors().stream().mapToLong(v -> v.getBufferSize()).sum();
         if (overMemory()) {
@@ -170,6 +186,7 @@ public final class SortExec extends Operator {
         }
         continue;
       }
+      memory.add(24L * n);
       if (live.length <= b) live = java.util.Arrays.copyOf(live, live.length * 2);
       Key first = keys.get(0);
       ColumnValues x = kv.get(0);
