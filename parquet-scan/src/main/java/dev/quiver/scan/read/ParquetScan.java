@@ -766,6 +766,7 @@ public final class ParquetScan implements AutoCloseable {
       /** The {@code kind} of {@code column}: from the cache, else read (and kept for {@link #publish}). */
       private Object cached(dev.quiver.scan.table.MetadataCache.Kind kind, String column, Read fromFile) {
         var key = dev.quiver.scan.table.MetadataCache.Key.of(file, index, column, kind);
+        for (Object[] r : read) if (r[0].equals(key)) return r[1]; // read by this task already (the offset index twice)
         var hit = metadataCache.maxBytes() == 0 ? null : metadataCache.get(key);
         if (hit != null) {
           metrics.metadataCacheHit();
@@ -779,7 +780,7 @@ public final class ParquetScan implements AutoCloseable {
           throw new java.io.UncheckedIOException(e);
         }
         if (value instanceof DictionaryPage d) value = copy(d);
-        if (metadataCache.maxBytes() > 0) read.add(new Object[] {key, value});
+        read.add(new Object[] {key, value});
         return value;
       }
 
@@ -843,6 +844,7 @@ public final class ParquetScan implements AutoCloseable {
 
       /** Caches what was read from the file: call once the file was checked to be the planned version. */
       void publish() {
+        if (metadataCache.maxBytes() == 0) return;
         for (Object[] r : read) {
           metadataCache.put((dev.quiver.scan.table.MetadataCache.Key) r[0], r[1], sizeOf(r[1]));
         }
