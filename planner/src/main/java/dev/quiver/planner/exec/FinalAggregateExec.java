@@ -26,8 +26,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * detected when the result is made, as in {@link AggregateExec}) as a single-phase aggregation. Without GROUP BY
  * there is exactly one group, even when no state came.
  *
- * <p><b>Spilling.</b> With GROUP BY, when the query's memory passes {@link #SPILL_AT} of its limit while the groups
- * take an eighth of it, the groups so far are written out as states and every later batch follows them to
+ * <p><b>Spilling.</b> With GROUP BY, when the query's memory passes {@link MemoryReservation#spillAt} of its limit
+ * while the groups take an eighth of it, the groups so far are written out as states and every later batch follows them to
  * disk, split into {@link AggregateSpill#PARTITIONS} partitions by key hash; at the end each partition is aggregated
  * alone (the groups of one partition in memory at a time) and output. Every aggregate split into states gives the
  * same answer in any order of its input, so the values are the in-memory ones; the groups come partition by partition
@@ -286,19 +286,14 @@ final class FinalAggregateExec extends Operator {
   }
 
   /**
-   * Checked before each batch: the query uses more than this fraction of its memory limit. Lower than a join's: one
-   * batch may double the groups' arrays and table at once, and the scan's tasks hold tables of their own.
-   */
-  static final double SPILL_AT = 0.5;
-
-  /**
-   * The query uses more than {@link #SPILL_AT} of its memory limit and the groups take an eighth of it (spilling a
-   * few groups would free nothing worth having); only with GROUP BY and the states' columns known.
+   * Checked before each batch: the query uses more than {@link MemoryReservation#spillAt} of its memory limit and the
+   * groups take an eighth of it (spilling a few groups would free nothing worth having); only with GROUP BY and the
+   * states' columns known. A batch that grows the groups past the limit anyway spills them then ({@link OutOfRoom}).
    */
   private boolean overMemory() {
     long limit = allocator.getLimit();
     return nk > 0 && stateSchema != null && limit > 0 && limit < Long.MAX_VALUE
-        && allocator.getAllocatedMemory() > limit * SPILL_AT && groups.memory.used() >= limit / 8;
+        && allocator.getAllocatedMemory() > MemoryReservation.spillAt(limit) && groups.memory.used() >= limit / 8;
   }
 
   /** The groups' reservation refused at {@link #row} of a batch (see {@link Groups#ids}); they can spill instead. */

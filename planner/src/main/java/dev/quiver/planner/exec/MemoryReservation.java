@@ -49,6 +49,16 @@ final class MemoryReservation implements AutoCloseable {
     }
   }
 
+  /**
+   * The query's memory in use past which a sort or an aggregation spills: all of {@code limit} but a headroom for the
+   * rest of the query (the scan decoding row groups, the tasks' tables) of half the limit, at most 256 MiB. A small
+   * limit spills at half; 2 GiB at 1.75 GiB, so an aggregation that fits in memory is not spilled for nothing (H2O's
+   * q10 at 2 GiB, spilling at half, took 9.3 s instead of 6.1 s).
+   */
+  static long spillAt(long limit) {
+    return limit - Math.min(limit / 2, 256L << 20);
+  }
+
   /** Bytes charged so far. */
   long used() {
     return used;

@@ -20,7 +20,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * in the result any more. The sort is stable: ties keep input order. Cancellation is checked every
  * {@value #CHECK_EVERY} comparisons (an exception thrown out of the sort leaves the batches to close()).
  *
- * <p><b>External sort.</b> Without a fetch, when the query's memory passes {@link #SPILL_AT} of its limit
+ * <p><b>External sort.</b> Without a fetch, when the query's memory passes {@link MemoryReservation#spillAt} of its limit
  * and the rows this sort holds take an eighth of it, the rows held are sorted and written to disk as a sorted run
  * ({@link SortSpill}, under {@code --spill-dir}) and released; at the end the runs are merged, one batch of each run
  * in memory at a time. Runs are consecutive stretches of the input and the merge takes ties from the earlier run, so
@@ -409,23 +409,19 @@ public final class SortExec extends Operator {
    * holds one batch of every run.
    */
   static final int RUN_BATCH_ROWS = 4096;
-  /**
-   * The query's memory used beyond this fraction of its limit: the sort spills. Lower than a join's: the scan below
-   * keeps decoding row groups into the same limit while the sort holds its rows.
-   */
-  static final double SPILL_AT = 0.5;
   /** The Arrow bytes of the input batches held. */
   private long heldBytes;
   private SortSpill spill;
   private Merge merge;
 
   /**
-   * The query uses more than {@link #SPILL_AT} of its memory limit and this sort holds at least an eighth of it
-   * (spilling a few rows would free nothing worth having).
+   * The query uses more than {@link MemoryReservation#spillAt} of its memory limit (the scan below keeps decoding
+   * into the same limit) and this sort holds at least an eighth of it (spilling a few rows would free nothing worth
+   * having).
    */
   private boolean overMemory() {
     long limit = allocator.getLimit();
-    return limit > 0 && limit < Long.MAX_VALUE && allocator.getAllocatedMemory() > limit * SPILL_AT
+    return limit > 0 && limit < Long.MAX_VALUE && allocator.getAllocatedMemory() > MemoryReservation.spillAt(limit)
         && heldBytes + memory.used() >= limit / 8;
   }
 
