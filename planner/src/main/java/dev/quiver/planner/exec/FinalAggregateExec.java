@@ -314,10 +314,7 @@ final class FinalAggregateExec extends Operator {
         if (spill == null && overMemory()) {
           // before this batch grows the groups further: the groups so far go first, as states, and every batch
           // from this one on follows them to its partition
-          spill = new AggregateSpill(stateSchema, nk, allocator);
-          groups.spillStates(spill);
-          groups.close();
-          groups = null;
+          startSpill();
         }
         if (spill != null) {
           spill.add(b);
@@ -328,10 +325,7 @@ final class FinalAggregateExec extends Operator {
           groups.fold(b);
         } catch (OutOfRoom e) {
           // the groups' reservation refused in the middle of this batch: they spill now, with the rows not folded
-          spill = new AggregateSpill(stateSchema, nk, allocator);
-          groups.spillStates(spill);
-          groups.close();
-          groups = null;
+          startSpill();
           if (e.row < b.getRowCount()) {
             int[] rest = new int[b.getRowCount() - e.row];
             for (int i = 0; i < rest.length; i++) rest[i] = e.row + i;
@@ -356,6 +350,14 @@ final class FinalAggregateExec extends Operator {
     }
   }
 
+  /** Starts spilling: the groups so far go to the partitions as states and are dropped. */
+  private void startSpill() {
+    spill = new AggregateSpill(stateSchema, nk, allocator);
+    groups.spillStates(spill);
+    groups.close();
+    groups = null;
+  }
+
   /** The groups of the next spilled partition, aggregated in memory; false after the last. */
   private boolean nextPartition() {
     if (groups != null) groups.close();
@@ -365,22 +367,7 @@ final class FinalAggregateExec extends Operator {
     VectorSchemaRoot batch;
     while ((batch = spill.next(partition)) != null) {
       try (VectorSchemaRoot b = batch) {
-        try {
-          groups.fold(b);
-        } catch (OutOfRoom e) {
-          // the groups' reservation refused in the middle of this batch: they spill now, with the rows not folded
-          spill = new AggregateSpill(stateSchema, nk, allocator);
-          groups.spillStates(spill);
-          groups.close();
-          groups = null;
-          if (e.row < b.getRowCount()) {
-            int[] rest = new int[b.getRowCount() - e.row];
-            for (int i = 0; i < rest.length; i++) rest[i] = e.row + i;
-            try (VectorSchemaRoot unfolded = FilterExec.take(b, rest, rest.length, allocator)) {
-              spill.add(unfolded);
-            }
-          }
-        }
+        groups.fold(b); // spill is set: a refusal here fails the query (no second level)
       }
     }
     emitted = 0;

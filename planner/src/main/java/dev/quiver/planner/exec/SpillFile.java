@@ -54,8 +54,7 @@ final class SpillFile implements AutoCloseable {
       Files.createDirectories(JoinSpill.directory());
       return Files.createTempDirectory(JoinSpill.directory(), prefix);
     } catch (IOException e) {
-      throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " could not spill to " + JoinSpill.directory()
-          + " (--spill-dir): " + e.getMessage());
+      throw failed(owner, e);
     }
   }
 
@@ -68,7 +67,7 @@ final class SpillFile implements AutoCloseable {
     }
   }
 
-  private QuiverException failed(IOException e) {
+  private static QuiverException failed(String owner, IOException e) {
     return new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, owner + " could not spill to " + JoinSpill.directory()
         + " (--spill-dir): " + e.getMessage());
   }
@@ -89,7 +88,7 @@ final class SpillFile implements AutoCloseable {
       rows += batch.getRowCount();
       bytes = writer.bytesWritten();
     } catch (IOException e) {
-      throw failed(e);
+      throw failed(owner, e);
     }
   }
 
@@ -102,7 +101,7 @@ final class SpillFile implements AutoCloseable {
       writer.close();
       out.close();
     } catch (IOException e) {
-      throw failed(e);
+      throw failed(owner, e);
     } finally {
       writer = null;
       out = null;
