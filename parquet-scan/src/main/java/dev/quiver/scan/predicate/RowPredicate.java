@@ -28,6 +28,16 @@ public interface RowPredicate {
    */
   int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep);
 
+  /**
+   * Whether the verdict on a row is a function of the values of its columns alone (nothing volatile, nothing from
+   * other rows), so that the scan may ask once per distinct value — once per entry of a column chunk's dictionary —
+   * and judge every row holding that value the same. An error asking so is not the query's error: the scan then
+   * asks row by row, as it would have.
+   */
+  default boolean perValue() {
+    return false;
+  }
+
   /** Both: the columns of {@code a}, then those of {@code b} not among them; a row kept when both keep it. */
   static RowPredicate and(RowPredicate a, RowPredicate b) {
     List<String> columns = new java.util.ArrayList<>(a.columns());

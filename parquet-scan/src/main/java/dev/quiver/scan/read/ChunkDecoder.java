@@ -4,6 +4,7 @@ import dev.quiver.common.ArrowBulk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -312,6 +313,72 @@ final class ChunkDecoder {
     readRows(v, 0, n);
   }
 
+  /** While reading dictionary indexes ({@link #readIds}): where they go, -1 for NULL; else null. */
+  private int[] idsOut;
+
+  /**
+   * The dictionary index of each of the next {@code n} (selected) rows, -1 for a NULL one, in {@code out[0, n)};
+   * nothing is decoded into a vector. Only for a chunk with a dictionary of strings ({@link #dictionaryOfStrings})
+   * whose data pages the footer says are all dictionary-encoded: a page that is not throws {@link Unsupported}, and
+   * the caller reads the row group again the general way.
+   */
+  void readIds(int[] out, int n) {
+    if (!dictionaryOfStrings()) throw new IllegalStateException("no dictionary of strings");
+    idsOut = out;
+    try {
+      readRows(null, 0, n);
+    } finally {
+      idsOut = null;
+    }
+  }
+
+  /** How many entries the chunk's dictionary has (0: none). */
+  int dictionarySize() {
+    return dictOffset != null ? dictOffset.length : dictInts != null ? dictInts.length
+        : dictLongs != null ? dictLongs.length : 0;
+  }
+
+  /**
+   * The dictionary's entries into slots {@code [0, size)} of {@code v} and a NULL into slot {@code size}: the batch
+   * over which a predicate of this column is evaluated once per entry. Sets the value count.
+   */
+  void dictionaryInto(VarCharVector v) {
+    int size = dictionarySize();
+    if (idBuffer.length < size) idBuffer = new int[Math.max(size, 1024)];
+    for (int i = 0; i < size; i++) idBuffer[i] = i;
+    if (size > 0) gatherStrings(v, 0, size);
+    ScanVectors.setNulls(v, size, 1);
+    v.setValueCount(size + 1);
+  }
+
+  /**
+   * The rows with {@code keep[i]} of {@code ids[0, n)} (from {@link #readIds}; -1 is NULL) as strings into
+   * consecutive slots of {@code v} from 0, their indexes kept for the vector ({@link DictionaryStrings}): only the
+   * rows a filter kept are turned into strings.
+   */
+  void gatherIds(VarCharVector v, int[] ids, int n, boolean[] keep) {
+    if (idBuffer.length < n) idBuffer = new int[Math.max(n, 1024)];
+    DictionaryStrings d = tracked(v);
+    int at = 0;
+    int i = 0;
+    while (i < n) {
+      if (!keep[i]) {
+        i++;
+        continue;
+      }
+      if (ids[i] < 0) {
+        ScanVectors.setNulls(v, at++, 1);
+        i++;
+        continue;
+      }
+      int run = 0; // kept non-NULL rows up to the next kept NULL, their indexes gathered in idBuffer
+      for (; i < n && (!keep[i] || ids[i] >= 0); i++) if (keep[i]) idBuffer[run++] = ids[i];
+      gatherStrings(v, at, run);
+      if (d != null) d.record(dictBytes, dictOffset.length, at, idBuffer, run);
+      at += run;
+    }
+  }
+
   /** The next {@code n} selected rows into slots {@code [at, at + n)}, range by range. */
   private void readRows(FieldVector v, int at, int n) {
     int k = 0;
@@ -375,12 +442,12 @@ final class ChunkDecoder {
           if (run > 0) {
             int len = Math.min(run, take - k);
             if (defs.runValue() == maxDef) readValues(v, at + i + k, len);
-            else ScanVectors.setNulls(v, at + i + k, len);
+            else setNulls(v, at + i + k, len);
             defs.skipRun(len);
             k += len;
           } else {
             if (defs.next() == maxDef) readValues(v, at + i + k, 1);
-            else ScanVectors.setNulls(v, at + i + k, 1);
+            else setNulls(v, at + i + k, 1);
             k++;
           }
         }
@@ -460,8 +527,19 @@ final class ChunkDecoder {
     }
   }
 
+  /** Slots {@code [at, at + len)} NULL (or, reading indexes, -1). */
+  private void setNulls(FieldVector v, int at, int len) {
+    if (idsOut != null) Arrays.fill(idsOut, at, at + len, -1);
+    else ScanVectors.setNulls(v, at, len);
+  }
+
   /** {@code count} non-NULL values into slots {@code [at, at + count)}. */
   private void readValues(FieldVector v, int at, int count) {
+    if (idsOut != null) {
+      if (layout != Layout.DICTIONARY) throw new Unsupported("a page not dictionary-encoded in a chunk read by index");
+      ids.read(idsOut, at, count);
+      return;
+    }
     switch (layout) {
       case DICTIONARY -> {
         if (idBuffer.length < count) idBuffer = new int[Math.max(count, 1024)];

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -510,6 +511,20 @@ public final class ParquetScan implements AutoCloseable {
     int pagesPruned;
     /** Rows that passed the row predicate so far (late materialization). */
     long passing;
+    /**
+     * The row predicate's one column when this row group's chunk of it is read as dictionary indexes and judged
+     * once per entry ({@link #readRowGroup}); -1 otherwise.
+     */
+    int byIndex = -1;
+    /** Each row's dictionary index (-1: NULL) for {@link #byIndex}, reused batch after batch. */
+    int[] rowIds = new int[0];
+    /**
+     * The verdict of {@link #verdictsOf} on each entry of {@link #verdictsFor}'s dictionary, then on NULL; null when
+     * asking per entry failed (the rows are then judged one by one).
+     */
+    boolean[] verdicts;
+    RowPredicate verdictsOf;
+    ChunkDecoder verdictsFor;
 
     RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
         int ordinal, List<String> statsColumns) {
@@ -691,6 +706,14 @@ public final class ParquetScan implements AutoCloseable {
           throw e;
         } catch (IOException | RuntimeException e) {
           throw corrupt(file, "cannot read row group " + index + " of", e);
+        }
+      }
+      byIndex = -1;
+      if (late && rowPredicate.perValue() && predicateIndex.length == 1) {
+        int c = predicateIndex[0];
+        if (decoders[c] != null && decoders[c].dictionaryOfStrings()
+            && dictionaryOnly(footer.getBlocks().get(index), readFields.get(c).getName())) {
+          byIndex = c;
         }
       }
       long left = rows;
@@ -959,29 +982,41 @@ public final class ParquetScan implements AutoCloseable {
     private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, ChunkDecoder[] decoders, int n) {
       FieldVector[] vectors = new FieldVector[readFields.size()];
       try {
-        List<Field> predicateFields = new ArrayList<>(predicateIndex.length);
-        List<FieldVector> predicateVectors = new ArrayList<>(predicateIndex.length);
-        for (int c : predicateIndex) {
-          Field field = readFields.get(c);
-          FieldVector v = allocate(field, n, decoders[c]);
-          vectors[c] = v;
-          readAll(columnReaders[c], decoders[c], field, v, n);
-          v.setValueCount(n);
-          predicateFields.add(field);
-          predicateVectors.add(v);
-        }
         boolean[] keep = new boolean[n];
         int count;
-        try {
-          count = rowPredicate.select(new VectorSchemaRoot(predicateFields, predicateVectors, n), allocator, keep);
-        } catch (RuntimeException e) {
-          throw new PredicateFailed(e);
+        int ids = byIndex >= 0 && predicateIndex.length == 1 && predicateIndex[0] == byIndex ? byIndex : -1;
+        if (ids >= 0) {
+          if (rowIds.length < n) rowIds = new int[n];
+          decoders[ids].readIds(rowIds, n);
+          count = selectByIndex(decoders[ids], readFields.get(ids), n, keep);
+        } else {
+          List<Field> predicateFields = new ArrayList<>(predicateIndex.length);
+          List<FieldVector> predicateVectors = new ArrayList<>(predicateIndex.length);
+          for (int c : predicateIndex) {
+            Field field = readFields.get(c);
+            FieldVector v = allocate(field, n, decoders[c]);
+            vectors[c] = v;
+            readAll(columnReaders[c], decoders[c], field, v, n);
+            v.setValueCount(n);
+            predicateFields.add(field);
+            predicateVectors.add(v);
+          }
+          count = select(new VectorSchemaRoot(predicateFields, predicateVectors, n), keep);
         }
         metrics.filteredLate(n - count);
         passing += count;
         for (int c = 0; c < readFields.size(); c++) {
           Field field = readFields.get(c);
           FieldVector v = vectors[c];
+          if (c == ids) { // read as indexes: strings made only for the rows kept, and only if output
+            if (c < fields.size() && count > 0) {
+              v = allocate(field, count);
+              vectors[c] = v;
+              decoders[c].gatherIds((VarCharVector) v, rowIds, n, keep);
+              v.setValueCount(count);
+            }
+            continue;
+          }
           if (v != null) {
             if (c >= fields.size()) { // read for the predicate only
               vectors[c] = null;
@@ -1036,6 +1071,63 @@ public final class ParquetScan implements AutoCloseable {
       }
     }
 
+    /** The row predicate's verdict on each row of {@code batch} into {@code keep}; how many are kept. */
+    private int select(VectorSchemaRoot batch, boolean[] keep) {
+      try {
+        return rowPredicate.select(batch, allocator, keep);
+      } catch (RuntimeException e) {
+        throw new PredicateFailed(e);
+      }
+    }
+
+    /**
+     * Judges the {@code n} rows whose dictionary indexes are in {@link #rowIds} (-1: NULL) by their entries: the
+     * row predicate asked once per entry of {@code decoder}'s dictionary (and once for NULL) at the chunk's first
+     * batch, then each row looked up by its index. If asking per entry failed — an entry no row of the batch holds
+     * may raise an error the rows would not — the rows are made into strings and asked one by one, as without this.
+     */
+    private int selectByIndex(ChunkDecoder decoder, Field field, int n, boolean[] keep) {
+      if (verdictsFor != decoder || verdictsOf != rowPredicate) {
+        verdictsFor = decoder;
+        verdictsOf = rowPredicate;
+        verdicts = verdicts(decoder, field);
+      }
+      boolean[] byEntry = verdicts;
+      if (byEntry == null) {
+        boolean[] all = new boolean[n];
+        Arrays.fill(all, true);
+        try (VarCharVector v = (VarCharVector) allocate(field, n)) {
+          decoder.gatherIds(v, rowIds, n, all);
+          v.setValueCount(n);
+          return select(new VectorSchemaRoot(List.of(field), List.of(v), n), keep);
+        }
+      }
+      int nullAt = byEntry.length - 1;
+      int[] ids = rowIds;
+      int count = 0;
+      for (int i = 0; i < n; i++) {
+        int id = ids[i];
+        boolean k = byEntry[id < 0 ? nullAt : id];
+        keep[i] = k;
+        if (k) count++;
+      }
+      metrics.dictionaryFilterRows(n);
+      return count;
+    }
+
+    /** The row predicate on each entry of {@code decoder}'s dictionary, then on NULL; null if that failed. */
+    private boolean[] verdicts(ChunkDecoder decoder, Field field) {
+      int size = decoder.dictionarySize();
+      boolean[] out = new boolean[size + 1];
+      try (VarCharVector v = (VarCharVector) allocate(field, size + 1)) {
+        decoder.dictionaryInto(v);
+        rowPredicate.select(new VectorSchemaRoot(List.of(field), List.of(v), size + 1), allocator, out);
+        return out;
+      } catch (RuntimeException e) {
+        return null;
+      }
+    }
+
     /** Reads all {@code n} rows of one column into {@code v}: a partition value, a decoder, or all NULL. */
     private void readAll(ColumnReader reader, ChunkDecoder decoder, Field field, FieldVector v, int n) {
       if (table.isPartitionColumn(field.getName())) {
@@ -1061,6 +1153,27 @@ public final class ParquetScan implements AutoCloseable {
     private FieldVector compact(FieldVector v, boolean[] keep, int count) {
       return ScanVectors.compact(v, keep, count, allocator);
     }
+  }
+
+  /**
+   * Whether every data page of column {@code name}'s chunk in {@code block} is dictionary-encoded, by the footer: its
+   * encoding statistics, or (written without them) a data-page encoding that can only be the dictionary's. Unsure is
+   * no; a footer that says yes wrongly costs a second read of the row group ({@link ChunkDecoder#readIds}).
+   */
+  static boolean dictionaryOnly(BlockMetaData block, String name) {
+    for (ColumnChunkMetaData c : block.getColumns()) {
+      if (!c.getPath().toDotString().equals(name)) continue;
+      org.apache.parquet.column.EncodingStats stats = c.getEncodingStats();
+      if (stats != null) return stats.hasDictionaryPages() && !stats.hasNonDictionaryEncodedPages();
+      Set<org.apache.parquet.column.Encoding> encodings = new HashSet<>(c.getEncodings());
+      // written without statistics (parquet-java before 1.9 wrote pages v1): PLAIN_DICTIONARY pages, levels RLE or
+      // BIT_PACKED; a PLAIN among them would be a page that fell back from the dictionary
+      if (!encodings.remove(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY)) return false;
+      encodings.remove(org.apache.parquet.column.Encoding.RLE);
+      encodings.remove(org.apache.parquet.column.Encoding.BIT_PACKED);
+      return encodings.isEmpty();
+    }
+    return false;
   }
 
   private static void closeAll(FieldVector[] vectors) {

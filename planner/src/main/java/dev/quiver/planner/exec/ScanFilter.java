@@ -7,6 +7,7 @@ import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.EvalContext;
 import dev.quiver.planner.kernel.ExprCompiler;
 import dev.quiver.planner.kernel.PhysicalExpr;
+import dev.quiver.planner.optimizer.simplify.ExprFacts;
 import dev.quiver.planner.plan.LogicalPlan;
 import dev.quiver.scan.predicate.RowPredicate;
 import java.util.ArrayList;
@@ -29,9 +30,13 @@ final class ScanFilter implements RowPredicate {
   private final List<String> columns;
   private final PhysicalExpr condition;
 
-  private ScanFilter(List<String> columns, PhysicalExpr condition) {
+  /** Whether the condition reads one column and calls nothing volatile ({@link #perValue}). */
+  private final boolean perValue;
+
+  private ScanFilter(List<String> columns, PhysicalExpr condition, boolean perValue) {
     this.columns = List.copyOf(columns);
     this.condition = condition;
+    this.perValue = perValue;
   }
 
   /** The filter of {@code scan}'s exact conjuncts, or null when it has none. */
@@ -41,7 +46,18 @@ final class ScanFilter implements RowPredicate {
     List<String> columns = new ArrayList<>(Exprs.columns(condition));
     List<Field> fields = new ArrayList<>();
     for (String c : columns) fields.add(scan.table().field(c));
-    return new ScanFilter(columns, ExprCompiler.compile(condition, new Schema(fields), ctx));
+    return new ScanFilter(columns, ExprCompiler.compile(condition, new Schema(fields), ctx),
+        columns.size() == 1 && !ExprFacts.isVolatile(condition));
+  }
+
+  /**
+   * One column and nothing volatile: a compiled expression's value for a row is a function of that row's value of the
+   * column (literals, parameters and the query's context are fixed for the query), so the scan may evaluate it once
+   * per dictionary entry. Several columns are not offered: a chunk's dictionary indexes are per column.
+   */
+  @Override
+  public boolean perValue() {
+    return perValue;
   }
 
   @Override

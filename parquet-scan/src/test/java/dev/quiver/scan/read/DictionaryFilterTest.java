@@ -1,0 +1,210 @@
+package dev.quiver.scan.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quiver.scan.predicate.RowPredicate;
+import dev.quiver.scan.predicate.ScanPredicate;
+import dev.quiver.scan.prune.ScanMetrics;
+import dev.quiver.scan.table.Catalog;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A row predicate on a dictionary-encoded string column judged once per dictionary entry: every answer equals the
+ * same scan asked row by row and a brute-force evaluation over the generator's rows, with NULLs (kept and dropped),
+ * the filtered column output or not, chunks whose pages fell back from the dictionary to PLAIN, pages skipped by the
+ * page index, and a predicate that fails on an entry no selected row holds.
+ */
+class DictionaryFilterTest {
+  static final int ROWS = 30_000;
+  static final int GROUP = 10_000;
+  static final MessageType SCHEMA = Types.buildMessage()
+      .required(PrimitiveTypeName.INT64).named("id")
+      .optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("s")
+      .named("t");
+
+  @TempDir static Path dir;
+  static Catalog catalog;
+  final BufferAllocator allocator = new RootAllocator();
+
+  /** The generator: NULL every 7th row, 40 values, and "bad" only in rows 9,000–9,999 of the first row group. */
+  static String value(long id, boolean manyValues) {
+    if (id % 7 == 3) return null;
+    if (!manyValues && id >= 9_000 && id < 10_000 && id % 2 == 0) return "bad";
+    return manyValues ? "value-" + (id * 7919 % 20_011) : "v" + (id * 31 % 40);
+  }
+
+  @BeforeAll
+  static void write() throws Exception {
+    write("dict", false, 1 << 20, ParquetProperties.WriterVersion.PARQUET_1_0);
+    write("dict2", false, 1 << 20, ParquetProperties.WriterVersion.PARQUET_2_0);
+    // 20,011 distinct values and a 4 KiB dictionary page: each chunk falls back to PLAIN pages after a few
+    write("mixed", true, 4096, ParquetProperties.WriterVersion.PARQUET_2_0);
+    catalog = Catalog.open(dir.toString());
+  }
+
+  private static void write(String table, boolean manyValues, int dictionaryPageSize,
+      ParquetProperties.WriterVersion version) throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve(table));
+    SimpleGroupFactory f = new SimpleGroupFactory(SCHEMA);
+    try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(dir.resolve(table).resolve("a.parquet")))
+        .withType(SCHEMA).withRowGroupRowCountLimit(GROUP).withPageRowCountLimit(500)
+        .withDictionaryPageSize(dictionaryPageSize).withWriterVersion(version).build()) {
+      for (long id = 0; id < ROWS; id++) {
+        Group g = f.newGroup().append("id", id);
+        String s = value(id, manyValues);
+        if (s != null) g.append("s", s);
+        w.write(g);
+      }
+    }
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close();
+  }
+
+  /** A predicate on the strings of {@code s} (NULL judged {@code onNull}); fails on "bad" when asked to. */
+  record StringPredicate(Predicate<String> test, boolean onNull, boolean perValue, boolean failOnBad,
+      AtomicLong rowsAsked) implements RowPredicate {
+    StringPredicate(Predicate<String> test, boolean onNull, boolean perValue) {
+      this(test, onNull, perValue, false, new AtomicLong());
+    }
+
+    @Override public List<String> columns() {
+      return List.of("s");
+    }
+
+    @Override public boolean perValue() {
+      return perValue;
+    }
+
+    @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
+      FieldVector v = batch.getVector(0);
+      rowsAsked.addAndGet(batch.getRowCount());
+      int count = 0;
+      for (int i = 0; i < batch.getRowCount(); i++) {
+        Object o = v.getObject(i);
+        if (failOnBad && o != null && o.toString().equals("bad")) throw new ArithmeticException("bad value");
+        keep[i] = o == null ? onNull : test.test(o.toString());
+        if (keep[i]) count++;
+      }
+      return count;
+    }
+  }
+
+  private List<String> scan(String table, List<String> columns, ScanPredicate pruning, RowPredicate rows,
+      ScanMetrics m) {
+    List<String> out = new ArrayList<>();
+    try (ParquetScan scan = new ParquetScan(catalog, catalog.table(table), columns, pruning, rows, allocator, m, 256,
+        true, ScanOptions.shared())) {
+      VectorSchemaRoot next;
+      while ((next = scan.next()) != null) {
+        try (VectorSchemaRoot b = next) {
+          for (int i = 0; i < b.getRowCount(); i++) {
+            StringBuilder row = new StringBuilder();
+            for (int c = 0; c < columns.size(); c++) row.append(c == 0 ? "" : "|").append(b.getVector(c).getObject(i));
+            out.add(row.toString());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The rows the generator made for which the predicate holds, as the scan prints them. */
+  private static List<String> expected(boolean manyValues, List<String> columns, Predicate<String> test,
+      boolean onNull, long fromId, long toId) {
+    List<String> out = new ArrayList<>();
+    for (long id = fromId; id < toId; id++) {
+      String s = value(id, manyValues);
+      if (!(s == null ? onNull : test.test(s))) continue;
+      StringBuilder row = new StringBuilder();
+      for (int c = 0; c < columns.size(); c++) row.append(c == 0 ? "" : "|").append(columns.get(c).equals("id") ? id : s);
+      out.add(row.toString());
+    }
+    return out;
+  }
+
+  @Test
+  void judgedByEntryEqualsRowByRowAndBruteForce() {
+    Predicate<String> test = s -> s.equals("v3") || s.compareTo("v35") > 0;
+    for (String table : List.of("dict", "dict2")) {
+      for (boolean onNull : new boolean[] {false, true}) {
+        for (List<String> columns : List.of(List.of("id"), List.of("id", "s"), List.of("s"))) {
+          ScanMetrics byEntry = new ScanMetrics();
+          StringPredicate p = new StringPredicate(test, onNull, true);
+          List<String> got = scan(table, columns, new ScanPredicate.Const(true), p, byEntry);
+          ScanMetrics byRow = new ScanMetrics();
+          List<String> rowByRow = scan(table, columns, new ScanPredicate.Const(true),
+              new StringPredicate(test, onNull, false), byRow);
+          assertThat(got).as(table + " " + columns + " NULL " + onNull)
+              .isEqualTo(rowByRow).isEqualTo(expected(false, columns, test, onNull, 0, ROWS));
+          assertThat(byEntry.dictionaryFilterRows()).isEqualTo(ROWS);
+          assertThat(byRow.dictionaryFilterRows()).isZero();
+          // asked once per entry and for NULL per row group, never per row: the first group's dictionary holds 40
+          // values and "bad", the others 40
+          assertThat(p.rowsAsked().get()).isEqualTo(42 + 41 + 41);
+          assertThat(byEntry.rowsFilteredLate()).isEqualTo(byRow.rowsFilteredLate());
+        }
+      }
+    }
+  }
+
+  @Test
+  void chunksFallenBackToPlainAreReadAsBefore() {
+    Predicate<String> test = s -> s.endsWith("7");
+    List<String> columns = List.of("id", "s");
+    ScanMetrics m = new ScanMetrics();
+    List<String> got = scan("mixed", columns, new ScanPredicate.Const(true), new StringPredicate(test, false, true), m);
+    assertThat(got).isEqualTo(expected(true, columns, test, false, 0, ROWS));
+    assertThat(m.dictionaryFilterRows()).isZero(); // the footer says the chunks hold PLAIN pages
+    assertThat(m.decoderFallbacks()).isZero();
+  }
+
+  @Test
+  void anEntryNoSelectedRowHoldsMayFailWithoutFailingTheQuery() {
+    // the page index keeps rows < 1,000 of the first row group; its dictionary still holds "bad" (rows 9,000+)
+    ScanPredicate early = new ScanPredicate.Compare("id", ScanPredicate.Op.LT, 1_000L,
+        new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true));
+    List<String> columns = List.of("id", "s");
+    Predicate<String> test = s -> s.startsWith("v1");
+    StringPredicate p = new StringPredicate(test, false, true, true, new AtomicLong());
+    ScanMetrics m = new ScanMetrics();
+    List<String> got = scan("dict", columns, early, p, m);
+    assertThat(got).isEqualTo(expected(false, columns, test, false, 0, 1_000));
+    assertThat(m.dictionaryFilterRows()).isZero(); // asked per entry, failed, then row by row
+    assertThat(m.asMap().get("pages_pruned")).isPositive();
+  }
+
+  @Test
+  void aRowThatFailsFailsTheScanEitherWay() {
+    for (boolean perValue : new boolean[] {true, false}) {
+      StringPredicate p = new StringPredicate(s -> true, false, perValue, true, new AtomicLong());
+      assertThatThrownBy(() -> scan("dict", List.of("id"), new ScanPredicate.Const(true), p, new ScanMetrics()))
+          .as("per value " + perValue).isInstanceOf(ArithmeticException.class).hasMessage("bad value");
+    }
+  }
+}
