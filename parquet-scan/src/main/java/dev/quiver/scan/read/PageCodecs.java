@@ -24,6 +24,11 @@ final class PageCodecs implements CompressionCodecFactory {
     this.fallback = fallback;
   }
 
+  /**
+   * A decompressor for one column chunk: parquet-java asks the factory for one per chunk it reads
+   * ({@code ParquetFileReader.Chunk}), and the chunk's pages are decompressed one after the other as its reader
+   * moves on.
+   */
   @Override
   public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
     return switch (codec) {
@@ -42,8 +47,27 @@ final class PageCodecs implements CompressionCodecFactory {
     fallback.release();
   }
 
-  /** One-shot decompression; parquet-java's decompressor only for its direct-buffer variant, on demand. */
-  private record OneShot(CompressionCodecName codec, CodecFactory fallback) implements BytesInputDecompressor {
+  /**
+   * One-shot decompression; parquet-java's decompressor only for its direct-buffer variant, on demand.
+   *
+   * <p>The chunk's first page gets an array of its own, every later page the one reused array ({@link #reused},
+   * grown when a page needs more, never zero-filled: the codec writes every byte of the page). That is safe because
+   * of how the chunk's pages are read: the first page decompressed is the dictionary when there is one (both
+   * {@link ChunkDecoder} and parquet-java's column readers read it first, and keep it for the whole chunk; the cached
+   * dictionaries are copies), and a data page is read only once the page before it is used up — its values copied
+   * into vectors, no reference to its bytes kept. A zeroed array a page cost 16% of decoding a page.
+   */
+  private static final class OneShot implements BytesInputDecompressor {
+    private final CompressionCodecName codec;
+    private final CodecFactory fallback;
+    private boolean first = true;
+    private byte[] reused = new byte[0];
+
+    OneShot(CompressionCodecName codec, CodecFactory fallback) {
+      this.codec = codec;
+      this.fallback = fallback;
+    }
+
     @Override
     public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
       if (uncompressedSize < 0) throw new IOException("page declares " + uncompressedSize + " uncompressed bytes");
@@ -60,7 +84,14 @@ final class PageCodecs implements CompressionCodecFactory {
         offset = 0;
       }
       if (length == 0 && uncompressedSize == 0) return BytesInput.empty(); // e.g. an empty data page v2
-      byte[] out = new byte[uncompressedSize];
+      byte[] out;
+      if (first) {
+        first = false;
+        out = new byte[uncompressedSize];
+      } else {
+        if (reused.length < uncompressedSize) reused = new byte[Math.max(uncompressedSize, reused.length + (reused.length >> 1))];
+        out = reused;
+      }
       long n;
       if (codec == CompressionCodecName.ZSTD) {
         if (Thread.currentThread() instanceof ScanWorker worker) { // its own context, reused page after page
@@ -84,7 +115,7 @@ final class PageCodecs implements CompressionCodecFactory {
       if (n != uncompressedSize) {
         throw new IOException(codec + " page decompresses to " + n + " bytes, its header says " + uncompressedSize);
       }
-      return BytesInput.from(out);
+      return BytesInput.from(out, 0, uncompressedSize);
     }
 
     @Override

@@ -86,15 +86,19 @@ class DictionaryFilterTest {
     allocator.close();
   }
 
-  /** A predicate on the strings of {@code s} (NULL judged {@code onNull}); fails on "bad" when asked to. */
-  record StringPredicate(Predicate<String> test, boolean onNull, boolean perValue, boolean failOnBad,
+  /** A predicate on the strings of {@code column} (NULL judged {@code onNull}); fails on "bad" when asked to. */
+  record StringPredicate(String column, Predicate<String> test, boolean onNull, boolean perValue, boolean failOnBad,
       AtomicLong rowsAsked) implements RowPredicate {
     StringPredicate(Predicate<String> test, boolean onNull, boolean perValue) {
-      this(test, onNull, perValue, false, new AtomicLong());
+      this("s", test, onNull, perValue, false, new AtomicLong());
+    }
+
+    StringPredicate(Predicate<String> test, boolean onNull, boolean perValue, boolean failOnBad, AtomicLong rowsAsked) {
+      this("s", test, onNull, perValue, failOnBad, rowsAsked);
     }
 
     @Override public List<String> columns() {
-      return List.of("s");
+      return List.of(column);
     }
 
     @Override public boolean perValue() {
