@@ -240,8 +240,9 @@ final class PartialAggregate {
     private final BufferAllocator allocator;
     private final Cancellation cancellation;
     private final MemoryReservation memory;
-    private final GroupTable table;
-    private final GroupedAccumulator[] grouped;
+    /** The groups and their states: dropped (null) once the task passed through for want of memory. */
+    private GroupTable table;
+    private GroupedAccumulator[] grouped;
     private int groupCount;
     private long tableBytes;
     private long rows;
@@ -308,6 +309,8 @@ final class PartialAggregate {
       int na = grouped.length;
       List<ColumnValues> keyValues = new ArrayList<>();
       List<ColumnValues> argValues = new ArrayList<>();
+      int folded = n; // rows of b folded: fewer when the task's memory was refused in the middle of b
+      boolean noRoom = false;
       try {
         for (PhysicalExpr k : spec.keys()) keyValues.add(k.eval(b, allocator));
         for (PhysicalExpr a : spec.args()) argValues.add(a == null ? null : a.eval(b, allocator));
@@ -316,30 +319,83 @@ final class PartialAggregate {
         for (int a = 0; a < na; a++) grouped[a].batch(argValues.get(a), n);
         for (int lo = 0; lo < n; lo += CHUNK) {
           int hi = Math.min(n, lo + CHUNK);
+          boolean refused = false;
           if (table != null) {
             table.ids(lo, hi, ids);
             int groups = table.groups();
             if (groups > groupCount) {
-              memory.add((groups - groupCount) * GroupedAccumulator.chargePerGroup(grouped));
+              long charge = (groups - groupCount) * GroupedAccumulator.chargePerGroup(grouped);
               for (GroupedAccumulator g : grouped) g.grow(groups);
               groupCount = groups;
+              refused = !charge(charge);
             }
           }
           for (GroupedAccumulator g : grouped) g.update(ids, lo, hi);
           cancellation.check();
+          if (refused) {
+            noRoom = true;
+            folded = hi;
+            break;
+          }
         }
-        if (table != null) {
+        if (table != null && folded == n) {
           long bytes = table.bytes();
-          memory.add(bytes - tableBytes);
-          tableBytes = bytes;
+          if (charge(bytes - tableBytes)) tableBytes = bytes;
+          else noRoom = true; // all of b folded, and no room: pass through from the next batch on
         }
       } finally {
         keyValues.forEach(ColumnValues::close);
         for (ColumnValues v : argValues) if (v != null) v.close();
       }
+      if (noRoom) {
+        passThroughForMemory(b, folded, out);
+        return;
+      }
       if (table != null && hint != null && rows >= PROBE_ROWS && groupCount > PASS_THROUGH_RATIO * rows) {
         passing = true;
         hint.passThrough = true;
+      }
+    }
+
+    /**
+     * Charges {@code bytes} to the task's reservation; false when the query's memory refuses them and the task can
+     * pass its rows through instead (it has GROUP BY keys and its final aggregation takes rows). A refusal is then
+     * not the query's end: the final aggregation, which spills, takes over the rows.
+     */
+    private boolean charge(long bytes) {
+      try {
+        memory.add(bytes);
+        return true;
+      } catch (dev.quiver.common.QuiverException e) {
+        if (e.code() != dev.quiver.common.ErrorCode.RESOURCE_EXHAUSTED || hint == null) throw e;
+        return false;
+      }
+    }
+
+    /**
+     * The task's memory was refused after the first {@code folded} rows of {@code b}: it emits the states of its
+     * groups so far, drops its table, and passes the rest of {@code b} and every later batch through ({@link #add}),
+     * as a task that found its aggregation does not reduce; later tasks do so from their start, to leave the memory
+     * to the final aggregation. The order of rows is kept: states of the rows before, then the rows after.
+     */
+    private void passThroughForMemory(VectorSchemaRoot b, int folded, List<VectorSchemaRoot> out) {
+      memory.reset(); // the table goes once its states are out: their batch may take the room it had
+      out.add(emitStates());
+      emitted = true;
+      passing = true;
+      hint.passThrough = true;
+      table = null;
+      grouped = null;
+      int n = b.getRowCount();
+      if (folded < n) {
+        if (rawSchema == null) {
+          rawSchema = spec.rawSchema();
+          rawExprs = spec.rawExprs();
+        }
+        try (VectorSchemaRoot all = ProjectExec.compute(b, rawExprs, rawSchema, allocator)) {
+          out.add(all.slice(folded, n - folded));
+        }
+        passed += n - folded;
       }
     }
 
