@@ -171,13 +171,22 @@ public final class ParquetScan implements AutoCloseable {
 
   /** Sets the row predicate (null: none), reading its columns that are not output after the output columns. */
   private void rowPredicate(RowPredicate p) {
-    this.rowPredicate = p;
     if (p == null) {
+      this.rowPredicate = null;
       predicateIndex = new int[0];
       return;
     }
-    List<String> cols = p.columns();
-    predicateIndex = new int[cols.size()];
+    predicateIndex = readIndexes(p.columns());
+    List<RowPredicate> parts = p.conjuncts();
+    int[][] columns = new int[parts.size()][];
+    for (int c = 0; c < parts.size(); c++) columns[c] = readIndexes(parts.get(c).columns());
+    this.conjuncts = new Conjuncts(parts, columns, new ConjunctOrder(parts));
+    this.rowPredicate = p;
+  }
+
+  /** The places of {@code cols} in {@link #readFields}, those not read yet added after the others. */
+  private int[] readIndexes(List<String> cols) {
+    int[] out = new int[cols.size()];
     for (int i = 0; i < cols.size(); i++) {
       int at = -1;
       for (int f = 0; f < readFields.size(); f++) if (readFields.get(f).getName().equals(cols.get(i))) at = f;
@@ -185,9 +194,19 @@ public final class ParquetScan implements AutoCloseable {
         at = readFields.size();
         readFields.add(field(table, cols.get(i)));
       }
-      predicateIndex[i] = at;
+      out[i] = at;
     }
+    return out;
   }
+
+  /**
+   * The row predicate's conjuncts ({@link RowPredicate#conjuncts}), the places of each one's columns in {@link
+   * #readFields}, and the order they are evaluated in.
+   */
+  private record Conjuncts(List<RowPredicate> parts, int[][] columns, ConjunctOrder order) {}
+
+  /** The conjuncts of {@link #rowPredicate} (set with it). */
+  private volatile Conjuncts conjuncts;
 
   private static Field field(ParquetTable table, String column) {
     Field f = table.field(column);
@@ -511,20 +530,21 @@ public final class ParquetScan implements AutoCloseable {
     int pagesPruned;
     /** Rows that passed the row predicate so far (late materialization). */
     long passing;
+    /** The conjuncts this row group is filtered by (those of the scan when the row group's reading began). */
+    Conjuncts filter;
     /**
-     * The row predicate's one column when this row group's chunk of it is read as dictionary indexes and judged
-     * once per entry ({@link #readRowGroup}); -1 otherwise.
+     * Per conjunct, whether this row group's chunk of its one column is read as dictionary indexes and the conjunct
+     * asked once per entry ({@link #readRowGroup}).
      */
-    int byIndex = -1;
-    /** Each row's dictionary index (-1: NULL) for {@link #byIndex}, reused batch after batch. */
-    int[] rowIds = new int[0];
+    boolean[] byIndex;
+    /** Per read column, its rows' dictionary indexes (-1: NULL) when read so, reused batch after batch. */
+    int[][] rowIds;
     /**
-     * The verdict of {@link #verdictsOf} on each entry of {@link #verdictsFor}'s dictionary, then on NULL; null when
-     * asking per entry failed (the rows are then judged one by one).
+     * Per conjunct, its verdict on each entry of {@link #verdictsFor}'s dictionary, then on NULL; a zero-length array
+     * when asking per entry failed (the rows are then judged one by one).
      */
-    boolean[] verdicts;
-    RowPredicate verdictsOf;
-    ChunkDecoder verdictsFor;
+    boolean[][] verdicts;
+    ChunkDecoder[] verdictsFor;
 
     RowGroupTask(DataFile file, ParquetMetadata footer, MessageType requested, RowGroupPruner pruner, int index,
         int ordinal, List<String> statsColumns) {
@@ -708,12 +728,19 @@ public final class ParquetScan implements AutoCloseable {
           throw corrupt(file, "cannot read row group " + index + " of", e);
         }
       }
-      byIndex = -1;
-      if (late && rowPredicate.perValue() && predicateIndex.length == 1) {
-        int c = predicateIndex[0];
-        if (decoders[c] != null && decoders[c].dictionaryOfStrings()
-            && dictionaryOnly(footer.getBlocks().get(index), readFields.get(c).getName())) {
-          byIndex = c;
+      if (late) {
+        filter = conjuncts;
+        int parts = filter.parts().size();
+        byIndex = new boolean[parts];
+        if (rowIds == null || rowIds.length != readFields.size()) rowIds = new int[readFields.size()][];
+        verdicts = new boolean[parts][];
+        verdictsFor = new ChunkDecoder[parts];
+        for (int p = 0; p < parts; p++) {
+          int[] cols = filter.columns()[p];
+          if (!filter.parts().get(p).perValue() || cols.length != 1) continue;
+          int c = cols[0];
+          byIndex[p] = decoders[c] != null && decoders[c].dictionaryOfStrings()
+              && dictionaryOnly(footer.getBlocks().get(index), readFields.get(c).getName());
         }
       }
       long left = rows;
@@ -975,156 +1002,249 @@ public final class ParquetScan implements AutoCloseable {
     }
 
     /**
-     * Decodes the row predicate's columns for {@code n} rows (partition columns filled, columns absent from
-     * the file all NULL), asks it which rows to keep, then decodes the other columns only for the rows kept
-     * (skipping the rest in the decoders). Returns the output columns; null when no row is kept.
+     * One batch of {@code n} rows under the row predicate: its conjuncts one after another, in the scan's current
+     * order ({@link ConjunctOrder}), each asked only about the rows the ones before kept, its columns decoded only
+     * for those rows (the decoders skip the others); a conjunct over a dictionary-encoded string chunk judges the
+     * rows by their dictionary indexes ({@link #byIndex}). Then the output columns, decoded (or compacted, when a
+     * conjunct read them for more rows) for the rows kept. Returns the output columns; null when no row is kept.
      */
     private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, ChunkDecoder[] decoders, int n) {
-      FieldVector[] vectors = new FieldVector[readFields.size()];
+      Batch batch = new Batch(columnReaders, decoders, n);
       try {
-        boolean[] keep = new boolean[n];
-        int count;
-        int ids = byIndex >= 0 && predicateIndex.length == 1 && predicateIndex[0] == byIndex ? byIndex : -1;
-        if (ids >= 0) {
-          if (rowIds.length < n) rowIds = new int[n];
-          decoders[ids].readIds(rowIds, n);
-          count = selectByIndex(decoders[ids], readFields.get(ids), n, keep);
-        } else {
-          List<Field> predicateFields = new ArrayList<>(predicateIndex.length);
-          List<FieldVector> predicateVectors = new ArrayList<>(predicateIndex.length);
-          for (int c : predicateIndex) {
-            Field field = readFields.get(c);
-            FieldVector v = allocate(field, n, decoders[c]);
-            vectors[c] = v;
-            readAll(columnReaders[c], decoders[c], field, v, n);
-            v.setValueCount(n);
-            predicateFields.add(field);
-            predicateVectors.add(v);
-          }
-          count = select(new VectorSchemaRoot(predicateFields, predicateVectors, n), keep);
+        Conjuncts f = filter;
+        for (int p : f.order().order()) {
+          if (batch.count == 0) break;
+          long start = System.nanoTime();
+          int before = batch.count;
+          if (byIndex[p]) batch.byIndex(p, f.parts().get(p), f.columns()[p][0]);
+          else batch.select(f.parts().get(p), f.columns()[p]);
+          f.order().record(p, System.nanoTime() - start, before, batch.count);
         }
+        int count = batch.count;
         metrics.filteredLate(n - count);
         passing += count;
         for (int c = 0; c < readFields.size(); c++) {
-          Field field = readFields.get(c);
-          FieldVector v = vectors[c];
-          if (c == ids) { // read as indexes: strings made only for the rows kept, and only if output
-            if (c < fields.size() && count > 0) {
-              v = allocate(field, count);
-              vectors[c] = v;
-              decoders[c].gatherIds((VarCharVector) v, rowIds, n, keep);
-              v.setValueCount(count);
-            }
-            continue;
-          }
-          if (v != null) {
-            if (c >= fields.size()) { // read for the predicate only
-              vectors[c] = null;
-              v.close();
-            } else if (count < n) {
-              vectors[c] = null;
-              vectors[c] = compact(v, keep, count);
-            }
-            continue;
-          }
-          if (count == 0) {
-            if (decoders[c] != null) {
-              try (FieldVector scratch = allocate(field, 1)) {
-                decoders[c].readSelected(scratch, n, keep);
-              }
-            } else if (columnReaders[c] != null) {
-              skip(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), n);
-            }
-            continue;
-          }
-          v = allocate(field, count, decoders[c]);
-          vectors[c] = v;
-          if (table.isPartitionColumn(field.getName())) {
-            fillPartition(v, file.partitionValues().get(field.getName()), count);
-          } else if (decoders[c] != null) {
-            decoders[c].readSelected(v, n, keep);
-          } else if (columnReaders[c] != null) {
-            decodeSelected(columnReaders[c], requested.getColumnDescription(new String[] {field.getName()}), v, n, keep);
-          }
-          v.setValueCount(count);
+          if (c >= fields.size() || count == 0) batch.drop(c); // read for the predicate only, or no row kept
+          else batch.column(c);
         }
-        if (count == 0) {
-          closeAll(vectors);
-          return null;
-        }
+        if (count == 0) return null;
         List<FieldVector> out = new ArrayList<>(fields.size());
-        for (int c = 0; c < fields.size(); c++) out.add(vectors[c]);
+        for (int c = 0; c < fields.size(); c++) {
+          out.add(batch.vectors[c]);
+          batch.vectors[c] = null;
+        }
         return new VectorSchemaRoot(fields, out, count);
       } catch (ChunkDecoder.Unsupported e) {
-        closeAll(vectors);
+        batch.close();
         throw e;
       } catch (PredicateFailed e) {
-        closeAll(vectors);
+        batch.close();
         RuntimeException cause = (RuntimeException) e.getCause();
         throw cause instanceof OutOfMemoryException ? corrupt(file, "cannot filter", cause) : cause;
       } catch (RuntimeException e) {
-        closeAll(vectors);
+        batch.close();
         throw corrupt(file, "cannot decode", e);
       } catch (Error e) {
-        closeAll(vectors);
+        batch.close();
         throw e;
       }
     }
 
-    /** The row predicate's verdict on each row of {@code batch} into {@code keep}; how many are kept. */
-    private int select(VectorSchemaRoot batch, boolean[] keep) {
+    /**
+     * The columns of one batch of {@code n} rows as the conjuncts read them: the rows kept so far ({@link #keep},
+     * {@link #count}), each read column's vector and the selection it was read at, and which columns' decoders have
+     * moved past the batch (each must, exactly once, whether its column is read, read as indexes or skipped).
+     */
+    private final class Batch implements AutoCloseable {
+      final ColumnReader[] readers;
+      final ChunkDecoder[] decoders;
+      final int n;
+      final boolean[] keep;
+      int count;
+      /** Bumped whenever {@link #keep} drops rows. */
+      int version;
+      final FieldVector[] vectors;
+      /** The selection each vector was read at (null: all rows) and its version. */
+      final boolean[][] readAt;
+      final int[] readVersion;
+      /** Whether the column's decoder or reader has moved past this batch's rows. */
+      final boolean[] consumed;
+      /** Whether the column's rows were read as dictionary indexes (in {@link #rowIds}). */
+      final boolean[] asIds;
+
+      Batch(ColumnReader[] readers, ChunkDecoder[] decoders, int n) {
+        this.readers = readers;
+        this.decoders = decoders;
+        this.n = n;
+        int columns = readFields.size();
+        keep = new boolean[n];
+        Arrays.fill(keep, true);
+        count = n;
+        vectors = new FieldVector[columns];
+        readAt = new boolean[columns][];
+        readVersion = new int[columns];
+        consumed = new boolean[columns];
+        asIds = new boolean[columns];
+      }
+
+      /** Conjunct {@code part} over columns {@code cols}, asked about the rows kept so far. */
+      void select(RowPredicate part, int[] cols) {
+        List<Field> fs = new ArrayList<>(cols.length);
+        List<FieldVector> vs = new ArrayList<>(cols.length);
+        for (int c : cols) {
+          fs.add(readFields.get(c));
+          vs.add(column(c));
+        }
+        boolean[] sel = new boolean[count];
+        int kept = RowGroupTask.this.select(part, new VectorSchemaRoot(fs, vs, count), sel);
+        narrow(sel, kept);
+      }
+
+      /**
+       * Conjunct {@code part} of dictionary-encoded string column {@code c}: asked once per dictionary entry (and
+       * for NULL) at the chunk's first batch, then each kept row judged by its index. If asking per entry failed —
+       * an entry no selected row holds may raise an error the rows would not — the rows kept are made into strings
+       * and asked one by one, as without this.
+       */
+      void byIndex(int p, RowPredicate part, int c) {
+        if (consumed[c] && !asIds[c]) { // an earlier conjunct decoded the column's strings: ask about them
+          select(part, new int[] {c});
+          return;
+        }
+        ids(c);
+        ChunkDecoder decoder = decoders[c];
+        if (verdictsFor[p] != decoder) {
+          verdictsFor[p] = decoder;
+          verdicts[p] = verdicts(part, decoder, readFields.get(c));
+        }
+        boolean[] byEntry = verdicts[p];
+        if (byEntry.length == 0) {
+          select(part, new int[] {c});
+          return;
+        }
+        int nullAt = byEntry.length - 1;
+        int[] ids = rowIds[c];
+        int before = count;
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+          if (!keep[i]) continue;
+          int id = ids[i];
+          if (byEntry[id < 0 ? nullAt : id]) kept++;
+          else keep[i] = false;
+        }
+        metrics.dictionaryFilterRows(before);
+        if (kept != count) {
+          count = kept;
+          version++;
+        }
+      }
+
+      /** Reads column {@code c}'s rows as dictionary indexes (once). */
+      private void ids(int c) {
+        if (asIds[c]) return;
+        if (rowIds[c] == null || rowIds[c].length < n) rowIds[c] = new int[Math.max(n, batchRows)];
+        decoders[c].readIds(rowIds[c], n);
+        asIds[c] = true;
+        consumed[c] = true;
+      }
+
+      /** Keeps, of the rows kept so far, those marked in {@code sel} (one entry per kept row; {@code kept} true). */
+      private void narrow(boolean[] sel, int kept) {
+        if (kept == count) return;
+        for (int i = 0, j = 0; i < n; i++) {
+          if (keep[i] && !sel[j++]) keep[i] = false;
+        }
+        count = kept;
+        version++;
+      }
+
+      /** Column {@code c} for the rows kept now: read (decoded, or made from its indexes), or compacted. */
+      FieldVector column(int c) {
+        FieldVector v = vectors[c];
+        if (v != null) {
+          if (readVersion[c] == version) return v;
+          // read for more rows: keep those still kept
+          boolean[] at = readAt[c];
+          boolean[] sub = new boolean[v.getValueCount()];
+          for (int i = 0, j = 0; i < n; i++) {
+            if (at == null || at[i]) sub[j++] = keep[i];
+          }
+          vectors[c] = null;
+          v = ScanVectors.compact(v, sub, count, allocator);
+        } else {
+          Field field = readFields.get(c);
+          boolean all = count == n;
+          if (asIds[c]) {
+            v = allocate(field, count);
+            vectors[c] = v;
+            decoders[c].gatherIds((VarCharVector) v, rowIds[c], n, keep);
+          } else {
+            if (consumed[c]) throw new IllegalStateException("column " + field.getName() + " read twice in a batch");
+            v = allocate(field, count, decoders[c]);
+            vectors[c] = v;
+            consumed[c] = true;
+            if (table.isPartitionColumn(field.getName())) {
+              fillPartition(v, file.partitionValues().get(field.getName()), count);
+            } else if (decoders[c] != null) {
+              if (all) decoders[c].read(v, n);
+              else decoders[c].readSelected(v, n, keep);
+            } else if (readers[c] != null) {
+              ColumnDescriptor d = requested.getColumnDescription(new String[] {field.getName()});
+              if (all) decode(readers[c], d, v, n);
+              else decodeSelected(readers[c], d, v, n, keep);
+            } // else: absent from this file, all NULL
+          }
+          v.setValueCount(count);
+        }
+        vectors[c] = v;
+        readAt[c] = count == n ? null : keep.clone();
+        readVersion[c] = version;
+        return v;
+      }
+
+      /** Column {@code c} is not output: its vector goes, and its decoder moves past the batch if it has not. */
+      void drop(int c) {
+        if (vectors[c] != null) {
+          vectors[c].close();
+          vectors[c] = null;
+        }
+        if (consumed[c]) return;
+        consumed[c] = true;
+        Field field = readFields.get(c);
+        if (decoders[c] != null) {
+          try (FieldVector scratch = allocate(field, 1)) {
+            decoders[c].readSelected(scratch, n, new boolean[n]);
+          }
+        } else if (readers[c] != null) {
+          skip(readers[c], requested.getColumnDescription(new String[] {field.getName()}), n);
+        }
+      }
+
+      @Override
+      public void close() {
+        closeAll(vectors);
+      }
+    }
+
+    /** {@code part}'s verdict on each row of {@code batch} into {@code keep}; how many are kept. */
+    private int select(RowPredicate part, VectorSchemaRoot batch, boolean[] keep) {
       try {
-        return rowPredicate.select(batch, allocator, keep);
+        return part.select(batch, allocator, keep);
       } catch (RuntimeException e) {
         throw new PredicateFailed(e);
       }
     }
 
-    /**
-     * Judges the {@code n} rows whose dictionary indexes are in {@link #rowIds} (-1: NULL) by their entries: the
-     * row predicate asked once per entry of {@code decoder}'s dictionary (and once for NULL) at the chunk's first
-     * batch, then each row looked up by its index. If asking per entry failed — an entry no row of the batch holds
-     * may raise an error the rows would not — the rows are made into strings and asked one by one, as without this.
-     */
-    private int selectByIndex(ChunkDecoder decoder, Field field, int n, boolean[] keep) {
-      if (verdictsFor != decoder || verdictsOf != rowPredicate) {
-        verdictsFor = decoder;
-        verdictsOf = rowPredicate;
-        verdicts = verdicts(decoder, field);
-      }
-      boolean[] byEntry = verdicts;
-      if (byEntry == null) {
-        boolean[] all = new boolean[n];
-        Arrays.fill(all, true);
-        try (VarCharVector v = (VarCharVector) allocate(field, n)) {
-          decoder.gatherIds(v, rowIds, n, all);
-          v.setValueCount(n);
-          return select(new VectorSchemaRoot(List.of(field), List.of(v), n), keep);
-        }
-      }
-      int nullAt = byEntry.length - 1;
-      int[] ids = rowIds;
-      int count = 0;
-      for (int i = 0; i < n; i++) {
-        int id = ids[i];
-        boolean k = byEntry[id < 0 ? nullAt : id];
-        keep[i] = k;
-        if (k) count++;
-      }
-      metrics.dictionaryFilterRows(n);
-      return count;
-    }
-
-    /** The row predicate on each entry of {@code decoder}'s dictionary, then on NULL; null if that failed. */
-    private boolean[] verdicts(ChunkDecoder decoder, Field field) {
+    /** {@code part} on each entry of {@code decoder}'s dictionary, then on NULL; an empty array if that failed. */
+    private boolean[] verdicts(RowPredicate part, ChunkDecoder decoder, Field field) {
       int size = decoder.dictionarySize();
       boolean[] out = new boolean[size + 1];
       try (VarCharVector v = (VarCharVector) allocate(field, size + 1)) {
         decoder.dictionaryInto(v);
-        rowPredicate.select(new VectorSchemaRoot(List.of(field), List.of(v), size + 1), allocator, out);
+        part.select(new VectorSchemaRoot(List.of(field), List.of(v), size + 1), allocator, out);
         return out;
       } catch (RuntimeException e) {
-        return null;
+        return new boolean[0];
       }
     }
 

@@ -32,22 +32,51 @@ final class ScanFilter implements RowPredicate {
 
   /** Whether the condition reads one column and calls nothing volatile ({@link #perValue}). */
   private final boolean perValue;
+  /** Whether evaluating the condition may raise an error ({@link ExprFacts#canFail}). */
+  private final boolean canFail;
+  /** Each exact conjunct as a filter of its own (this one alone when there is one). */
+  private final List<RowPredicate> conjuncts;
 
-  private ScanFilter(List<String> columns, PhysicalExpr condition, boolean perValue) {
+  private ScanFilter(List<String> columns, PhysicalExpr condition, boolean perValue, boolean canFail,
+      List<RowPredicate> conjuncts) {
     this.columns = List.copyOf(columns);
     this.condition = condition;
     this.perValue = perValue;
+    this.canFail = canFail;
+    this.conjuncts = conjuncts == null ? List.of(this) : List.copyOf(conjuncts);
   }
 
   /** The filter of {@code scan}'s exact conjuncts, or null when it has none. */
   static ScanFilter of(LogicalPlan.TableScan scan, EvalContext ctx) {
     if (scan.exact().isEmpty()) return null;
-    Expr condition = Exprs.and(scan.exact());
+    if (scan.exact().size() == 1) return of(scan, scan.exact().get(0), null, ctx);
+    List<RowPredicate> parts = new ArrayList<>();
+    for (Expr conjunct : scan.exact()) parts.add(of(scan, conjunct, null, ctx));
+    return of(scan, Exprs.and(scan.exact()), parts, ctx);
+  }
+
+  private static ScanFilter of(LogicalPlan.TableScan scan, Expr condition, List<RowPredicate> parts, EvalContext ctx) {
     List<String> columns = new ArrayList<>(Exprs.columns(condition));
     List<Field> fields = new ArrayList<>();
     for (String c : columns) fields.add(scan.table().field(c));
     return new ScanFilter(columns, ExprCompiler.compile(condition, new Schema(fields), ctx),
-        columns.size() == 1 && !ExprFacts.isVolatile(condition));
+        columns.size() == 1 && !ExprFacts.isVolatile(condition), ExprFacts.canFail(condition), parts);
+  }
+
+  /**
+   * Each exact conjunct compiled on its own: the scan evaluates them one after another on the rows the ones before
+   * kept. Legal because AND keeps a row exactly when every conjunct is TRUE for it (FALSE or NULL in any drops it),
+   * and a conjunct evaluated on fewer rows can only raise fewer errors; the order is changed only when none can
+   * raise one ({@link #canFail}).
+   */
+  @Override
+  public List<RowPredicate> conjuncts() {
+    return conjuncts;
+  }
+
+  @Override
+  public boolean canFail() {
+    return canFail;
   }
 
   /**
