@@ -27,7 +27,7 @@ public final class Bench {
         System.err.println("usage: java -jar bench/target/quiver-bench.jar planning [targetNodes] [runs]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar pruning [--sf 1] [--runs 5] [--sections all|scan|join] [--out bench/results]");
         System.err.println("       java -jar bench/target/quiver-bench.jar load [--clients 4,16,64] [--queries-per-client 25] [--out bench/results]");
-        System.err.println("       java -jar bench/target/quiver-bench.jar floor --servers label=host:port[,…] [--rounds 200] [--out DIR]");
+        System.err.println("       java -jar bench/target/quiver-bench.jar floor [--servers label=host:port[,…]] [--baseline] [--rounds 200] [--out DIR]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpch [--data DIR | --sf 1] [--runs 5] [--max-warm-up 15] [--out bench/results]");
         System.err.println("       java -Xmx8g -jar bench/target/quiver-bench.jar tpcds [--data DIR | --sf 1] [--runs 5] [--max-warm-up 15] [--out bench/results]");
         System.err.println("       java -Xmx12g -jar bench/target/quiver-bench.jar scaling [--sfs 1,10] [--layouts natural] [--runs 3] [--server-memory 4g] [--out bench/results]");

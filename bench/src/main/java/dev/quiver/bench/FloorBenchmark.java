@@ -37,6 +37,7 @@ final class FloorBenchmark {
     int warm = 20;
     String sql = "SELECT 1";
     Path out = null;
+    boolean baseline = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--servers" -> {
@@ -53,11 +54,40 @@ final class FloorBenchmark {
         case "--warm" -> warm = Integer.parseInt(args[++i]);
         case "--query" -> sql = args[++i];
         case "--out" -> out = Path.of(args[++i]);
+        case "--baseline" -> baseline = true;
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (floor --servers label=host:port[,…] [--rounds 200] [--warm 20] [--query SQL] [--out DIR])");
+            + " (floor --servers label=host:port[,…] [--baseline] [--rounds 200] [--warm 20] [--query SQL] [--out DIR])");
       }
     }
-    if (labels.isEmpty()) throw new IllegalArgumentException("give --servers label=host:port[,label=host:port…]");
+    if (labels.isEmpty() && !baseline) {
+      throw new IllegalArgumentException("give --servers label=host:port[,label=host:port…] and/or --baseline");
+    }
+    Process noOp = null;
+    if (baseline) { // the no-op Flight SQL server, in a process of its own as the servers measured are
+      noOp = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+          NoOpFlightSqlServer.class.getName(), "0").redirectErrorStream(true).start();
+      String line = new java.io.BufferedReader(new java.io.InputStreamReader(noOp.getInputStream())).readLine();
+      if (line == null || !line.startsWith("listening ")) {
+        noOp.destroyForcibly();
+        throw new IllegalStateException("the no-op server did not start: " + line);
+      }
+      labels.add(BASELINE);
+      hosts.add("127.0.0.1");
+      ports.add(Integer.parseInt(line.substring("listening ".length()).trim()));
+    }
+    try {
+      run(labels, hosts, ports, rounds, warm, sql, out);
+    } finally {
+      if (noOp != null) noOp.destroy();
+    }
+  }
+
+  /** The label of the no-op server's rows. */
+  static final String BASELINE = "no-op Flight SQL server";
+
+  private static void run(List<String> labels, List<String> hosts, List<Integer> ports, int rounds, int warm,
+      String sql, Path out) throws Exception {
     int n = labels.size();
     double[][] jdbc = new double[n][rounds];
     double[][] flight = new double[n][rounds];
@@ -94,18 +124,33 @@ final class FloorBenchmark {
       }
     }
     StringBuilder md = new StringBuilder(String.format(Locale.ROOT, "Per-query floor, `%s`, %d interleaved rounds after %d "
-        + "warm-up queries per server and client (ms):%n%n| server | JDBC median | JDBC min | Flight median | Flight min |%n"
-        + "|---|---|---|---|---|%n", sql, rounds, warm));
+        + "warm-up queries per server and client (ms):%n%n| server | JDBC median | JDBC p99 | JDBC min | Flight median "
+        + "| Flight p99 | Flight min |%n|---|---|---|---|---|---|---|%n", sql, rounds, warm));
     for (int k = 0; k < n; k++) {
       Arrays.sort(jdbc[k]);
       Arrays.sort(flight[k]);
-      String line = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f |", labels.get(k), median(jdbc[k]), jdbc[k][0],
-          median(flight[k]), flight[k][0]);
+      String line = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |", labels.get(k),
+          median(jdbc[k]), p99(jdbc[k]), jdbc[k][0], median(flight[k]), p99(flight[k]), flight[k][0]);
       md.append(line).append('\n');
       System.out.println(line);
     }
+    int base = labels.indexOf(BASELINE);
+    if (base >= 0 && n > 1) {
+      md.append(String.format(Locale.ROOT, "%n| server / no-op server | JDBC median | JDBC p99 | Flight median | Flight p99 |%n"
+          + "|---|---|---|---|---|%n"));
+      for (int k = 0; k < n; k++) {
+        if (k == base) continue;
+        String line = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f |", labels.get(k),
+            median(jdbc[k]) / median(jdbc[base]), p99(jdbc[k]) / p99(jdbc[base]),
+            median(flight[k]) / median(flight[base]), p99(flight[k]) / p99(flight[base]));
+        md.append(line).append('\n');
+        System.out.println(line);
+      }
+    }
     md.append("\nJDBC: CreatePreparedStatement, GetFlightInfo, DoGet, ClosePreparedStatement; Flight: GetFlightInfo "
-        + "(CommandStatementQuery) and DoGet through FlightSqlClient, over loopback gRPC.\n");
+        + "(CommandStatementQuery) and DoGet through FlightSqlClient, over loopback gRPC. The no-op Flight SQL server "
+        + "(`bench floor --baseline`, `NoOpFlightSqlServer`) answers every statement with one constant row and does "
+        + "nothing else, in a process of its own.\n");
     if (out != null) {
       Files.createDirectories(out);
       Files.writeString(out.resolve("floor.md"), md.toString());
@@ -115,6 +160,11 @@ final class FloorBenchmark {
 
   private static double median(double[] sorted) {
     return sorted[sorted.length / 2];
+  }
+
+  /** The 99th percentile (nearest rank). */
+  private static double p99(double[] sorted) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(0.99 * sorted.length) - 1)];
   }
 
   private static void jdbc(Connection c, String sql) throws Exception {

@@ -40,20 +40,11 @@ public interface RowPredicate {
 
   /**
    * The predicate as conjuncts, each a predicate of its own columns (a subset of {@link #columns()}): a row is kept
-   * when every one keeps it, so the scan may evaluate them one after another, each on the rows the ones before kept,
-   * decoding a conjunct's columns only for those rows. This predicate alone when it is not split.
+   * when every one keeps it, so the scan may ask some of them first (those it can answer per dictionary entry) and
+   * the others only about the rows those kept. This predicate alone when it is not split.
    */
   default List<RowPredicate> conjuncts() {
     return List.of(this);
-  }
-
-  /**
-   * Whether evaluating it may raise an error (a division, a cast). Conjuncts that cannot are evaluated in the order
-   * measured cheapest and most selective first; with one that can, in the order given (so that it never sees rows a
-   * conjunct before it would have dropped). Unknown: true.
-   */
-  default boolean canFail() {
-    return true;
   }
 
   /** Both: the columns of {@code a}, then those of {@code b} not among them; a row kept when both keep it. */
@@ -64,7 +55,6 @@ public interface RowPredicate {
     List<RowPredicate> parts = new java.util.ArrayList<>(a.conjuncts());
     parts.addAll(b.conjuncts());
     List<RowPredicate> conjuncts = List.copyOf(parts);
-    boolean canFail = a.canFail() || b.canFail();
     return new RowPredicate() {
       @Override public List<String> columns() {
         return all;
@@ -72,10 +62,6 @@ public interface RowPredicate {
 
       @Override public List<RowPredicate> conjuncts() {
         return conjuncts;
-      }
-
-      @Override public boolean canFail() {
-        return canFail;
       }
 
       @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {

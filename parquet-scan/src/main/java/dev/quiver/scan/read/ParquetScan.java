@@ -180,7 +180,7 @@ public final class ParquetScan implements AutoCloseable {
     List<RowPredicate> parts = p.conjuncts();
     int[][] columns = new int[parts.size()][];
     for (int c = 0; c < parts.size(); c++) columns[c] = readIndexes(parts.get(c).columns());
-    this.conjuncts = new Conjuncts(parts, columns, new ConjunctOrder(parts));
+    this.conjuncts = new Conjuncts(p, predicateIndex, parts, columns);
     this.rowPredicate = p;
   }
 
@@ -200,10 +200,10 @@ public final class ParquetScan implements AutoCloseable {
   }
 
   /**
-   * The row predicate's conjuncts ({@link RowPredicate#conjuncts}), the places of each one's columns in {@link
-   * #readFields}, and the order they are evaluated in.
+   * The row predicate and the places of its columns in {@link #readFields}; its conjuncts ({@link
+   * RowPredicate#conjuncts}) and the places of each one's columns.
    */
-  private record Conjuncts(List<RowPredicate> parts, int[][] columns, ConjunctOrder order) {}
+  private record Conjuncts(RowPredicate whole, int[] wholeColumns, List<RowPredicate> parts, int[][] columns) {}
 
   /** The conjuncts of {@link #rowPredicate} (set with it). */
   private volatile Conjuncts conjuncts;
@@ -1002,23 +1002,30 @@ public final class ParquetScan implements AutoCloseable {
     }
 
     /**
-     * One batch of {@code n} rows under the row predicate: its conjuncts one after another, in the scan's current
-     * order ({@link ConjunctOrder}), each asked only about the rows the ones before kept, its columns decoded only
-     * for those rows (the decoders skip the others); a conjunct over a dictionary-encoded string chunk judges the
-     * rows by their dictionary indexes ({@link #byIndex}). Then the output columns, decoded (or compacted, when a
-     * conjunct read them for more rows) for the rows kept. Returns the output columns; null when no row is kept.
+     * One batch of {@code n} rows under the row predicate. Conjuncts over a dictionary-encoded string chunk judge
+     * the rows by their dictionary indexes first ({@link #byIndex}); the other conjuncts are then asked about the
+     * rows those kept ({@link Batch#selectRest}). Without such conjuncts the predicate's columns are decoded for all
+     * rows and the predicate asked once, as a whole. Then the output columns, decoded for the rows kept (the
+     * decoders skip the others) or compacted when the predicate read them. Returns the output columns; null when no
+     * row is kept.
      */
     private VectorSchemaRoot readBatchLate(ColumnReader[] columnReaders, ChunkDecoder[] decoders, int n) {
       Batch batch = new Batch(columnReaders, decoders, n);
       try {
         Conjuncts f = filter;
-        for (int p : f.order().order()) {
-          if (batch.count == 0) break;
-          long start = System.nanoTime();
-          int before = batch.count;
-          if (byIndex[p]) batch.byIndex(p, f.parts().get(p), f.columns()[p][0]);
-          else batch.select(f.parts().get(p), f.columns()[p]);
-          f.order().record(p, System.nanoTime() - start, before, batch.count);
+        boolean anyByIndex = false;
+        for (boolean b : byIndex) anyByIndex |= b;
+        if (!anyByIndex) {
+          batch.selectAll(f.whole(), f.wholeColumns());
+        } else {
+          // the conjuncts judged by dictionary index first (no string decoded), then the others together on the rows
+          // they kept
+          List<Integer> rest = new ArrayList<>();
+          for (int p = 0; p < byIndex.length; p++) {
+            if (!byIndex[p]) rest.add(p);
+            else if (batch.count > 0) batch.byIndex(p, f.parts().get(p), f.columns()[p][0]);
+          }
+          if (!rest.isEmpty() && batch.count > 0) batch.selectRest(f, rest);
         }
         int count = batch.count;
         metrics.filteredLate(n - count);
@@ -1085,6 +1092,59 @@ public final class ParquetScan implements AutoCloseable {
         readVersion = new int[columns];
         consumed = new boolean[columns];
         asIds = new boolean[columns];
+      }
+
+      /** {@code p} over its columns {@code cols}, every row decoded and asked (no row is dropped yet). */
+      void selectAll(RowPredicate p, int[] cols) {
+        List<Field> fs = new ArrayList<>(cols.length);
+        List<FieldVector> vs = new ArrayList<>(cols.length);
+        for (int c : cols) {
+          fs.add(readFields.get(c));
+          vs.add(column(c));
+        }
+        int kept = RowGroupTask.this.select(p, new VectorSchemaRoot(fs, vs, n), keep);
+        if (kept != count) {
+          count = kept;
+          version++;
+        }
+      }
+
+      /**
+       * Conjuncts {@code parts} of {@code f} on the rows kept so far: each asked about the same rows, a row kept when
+       * all keep it. When most rows are kept, their columns are decoded whole (the decoders copy runs in bulk) and
+       * the conjuncts asked about every row; when a quarter or fewer are, only the kept rows are decoded (the
+       * decoders skip the others) and asked.
+       */
+      void selectRest(Conjuncts f, List<Integer> parts) {
+        boolean sparse = count <= n / 4;
+        int rows = sparse ? count : n;
+        boolean[] all = new boolean[rows];
+        Arrays.fill(all, true);
+        int kept = rows;
+        for (int p : parts) {
+          int[] cols = f.columns()[p];
+          List<Field> fs = new ArrayList<>(cols.length);
+          List<FieldVector> vs = new ArrayList<>(cols.length);
+          for (int c : cols) {
+            fs.add(readFields.get(c));
+            vs.add(sparse ? column(c) : columnWhole(c));
+          }
+          boolean[] sel = new boolean[rows];
+          RowGroupTask.this.select(f.parts().get(p), new VectorSchemaRoot(fs, vs, rows), sel);
+          kept = 0;
+          for (int i = 0; i < rows; i++) if (all[i] &= sel[i]) kept++;
+          if (kept == 0) break;
+        }
+        if (sparse) {
+          narrow(all, kept);
+          return;
+        }
+        int left = 0;
+        for (int i = 0; i < n; i++) if (keep[i] &= all[i]) left++;
+        if (left != count) {
+          count = left;
+          version++;
+        }
       }
 
       /** Conjunct {@code part} over columns {@code cols}, asked about the rows kept so far. */
@@ -1156,6 +1216,34 @@ public final class ParquetScan implements AutoCloseable {
         }
         count = kept;
         version++;
+      }
+
+      /**
+       * Column {@code c} for all {@code n} rows, whichever are kept (read so once; {@link #column} compacts it to the
+       * rows kept when asked).
+       */
+      FieldVector columnWhole(int c) {
+        FieldVector v = vectors[c];
+        if (v != null && readAt[c] == null) return v;
+        if (v != null || consumed[c] && !asIds[c]) throw new IllegalStateException("column read for fewer rows");
+        Field field = readFields.get(c);
+        if (asIds[c]) {
+          v = allocate(field, n);
+          vectors[c] = v;
+          boolean[] every = new boolean[n];
+          Arrays.fill(every, true);
+          decoders[c].gatherIds((VarCharVector) v, rowIds[c], n, every);
+          v.setValueCount(n);
+        } else {
+          v = allocate(field, n, decoders[c]);
+          vectors[c] = v;
+          consumed[c] = true;
+          readAll(readers[c], decoders[c], field, v, n);
+          v.setValueCount(n);
+        }
+        readAt[c] = null;
+        readVersion[c] = count == n ? version : -1;
+        return v;
       }
 
       /** Column {@code c} for the rows kept now: read (decoded, or made from its indexes), or compacted. */

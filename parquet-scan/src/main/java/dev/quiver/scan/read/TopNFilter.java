@@ -86,10 +86,6 @@ public final class TopNFilter {
     if (!handled) return null;
     List<String> columns = List.of(column);
     return new dev.quiver.scan.predicate.RowPredicate() {
-      @Override public boolean canFail() {
-        return false; // a comparison with the bound
-      }
-
       @Override public List<String> columns() {
         return columns;
       }

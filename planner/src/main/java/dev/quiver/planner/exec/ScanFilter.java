@@ -32,17 +32,13 @@ final class ScanFilter implements RowPredicate {
 
   /** Whether the condition reads one column and calls nothing volatile ({@link #perValue}). */
   private final boolean perValue;
-  /** Whether evaluating the condition may raise an error ({@link ExprFacts#canFail}). */
-  private final boolean canFail;
   /** Each exact conjunct as a filter of its own (this one alone when there is one). */
   private final List<RowPredicate> conjuncts;
 
-  private ScanFilter(List<String> columns, PhysicalExpr condition, boolean perValue, boolean canFail,
-      List<RowPredicate> conjuncts) {
+  private ScanFilter(List<String> columns, PhysicalExpr condition, boolean perValue, List<RowPredicate> conjuncts) {
     this.columns = List.copyOf(columns);
     this.condition = condition;
     this.perValue = perValue;
-    this.canFail = canFail;
     this.conjuncts = conjuncts == null ? List.of(this) : List.copyOf(conjuncts);
   }
 
@@ -60,23 +56,17 @@ final class ScanFilter implements RowPredicate {
     List<Field> fields = new ArrayList<>();
     for (String c : columns) fields.add(scan.table().field(c));
     return new ScanFilter(columns, ExprCompiler.compile(condition, new Schema(fields), ctx),
-        columns.size() == 1 && !ExprFacts.isVolatile(condition), ExprFacts.canFail(condition), parts);
+        columns.size() == 1 && !ExprFacts.isVolatile(condition), parts);
   }
 
   /**
-   * Each exact conjunct compiled on its own: the scan evaluates them one after another on the rows the ones before
-   * kept. Legal because AND keeps a row exactly when every conjunct is TRUE for it (FALSE or NULL in any drops it),
-   * and a conjunct evaluated on fewer rows can only raise fewer errors; the order is changed only when none can
-   * raise one ({@link #canFail}).
+   * Each exact conjunct compiled on its own: the scan asks those it can answer per dictionary entry first and the
+   * others about the rows those kept. Legal because AND keeps a row exactly when every conjunct is TRUE for it (FALSE
+   * or NULL in any drops it), and a conjunct asked about fewer rows can only raise fewer errors.
    */
   @Override
   public List<RowPredicate> conjuncts() {
     return conjuncts;
-  }
-
-  @Override
-  public boolean canFail() {
-    return canFail;
   }
 
   /**
