@@ -1096,13 +1096,7 @@ public final class ParquetScan implements AutoCloseable {
 
       /** {@code p} over its columns {@code cols}, every row decoded and asked (no row is dropped yet). */
       void selectAll(RowPredicate p, int[] cols) {
-        List<Field> fs = new ArrayList<>(cols.length);
-        List<FieldVector> vs = new ArrayList<>(cols.length);
-        for (int c : cols) {
-          fs.add(readFields.get(c));
-          vs.add(column(c));
-        }
-        int kept = RowGroupTask.this.select(p, new VectorSchemaRoot(fs, vs, n), keep);
+        int kept = RowGroupTask.this.select(p, columns(cols, false), keep);
         if (kept != count) {
           count = kept;
           version++;
@@ -1122,15 +1116,8 @@ public final class ParquetScan implements AutoCloseable {
         Arrays.fill(all, true);
         int kept = rows;
         for (int p : parts) {
-          int[] cols = f.columns()[p];
-          List<Field> fs = new ArrayList<>(cols.length);
-          List<FieldVector> vs = new ArrayList<>(cols.length);
-          for (int c : cols) {
-            fs.add(readFields.get(c));
-            vs.add(sparse ? column(c) : columnWhole(c));
-          }
           boolean[] sel = new boolean[rows];
-          RowGroupTask.this.select(f.parts().get(p), new VectorSchemaRoot(fs, vs, rows), sel);
+          RowGroupTask.this.select(f.parts().get(p), columns(f.columns()[p], !sparse), sel);
           kept = and(all, sel, rows);
           if (kept == 0) break;
         }
@@ -1161,15 +1148,20 @@ public final class ParquetScan implements AutoCloseable {
 
       /** Conjunct {@code part} over columns {@code cols}, asked about the rows kept so far. */
       void select(RowPredicate part, int[] cols) {
+        boolean[] sel = new boolean[count];
+        int kept = RowGroupTask.this.select(part, columns(cols, false), sel);
+        narrow(sel, kept);
+      }
+
+      /** Columns {@code cols} as a batch: of all {@code n} rows if {@code whole}, else of the rows kept now. */
+      private VectorSchemaRoot columns(int[] cols, boolean whole) {
         List<Field> fs = new ArrayList<>(cols.length);
         List<FieldVector> vs = new ArrayList<>(cols.length);
         for (int c : cols) {
           fs.add(readFields.get(c));
-          vs.add(column(c));
+          vs.add(whole ? columnWhole(c) : column(c));
         }
-        boolean[] sel = new boolean[count];
-        int kept = RowGroupTask.this.select(part, new VectorSchemaRoot(fs, vs, count), sel);
-        narrow(sel, kept);
+        return new VectorSchemaRoot(fs, vs, whole ? n : count);
       }
 
       /**
@@ -1237,6 +1229,11 @@ public final class ParquetScan implements AutoCloseable {
       FieldVector columnWhole(int c) {
         FieldVector v = vectors[c];
         if (v != null && readAt[c] == null) return v;
+        if (v != null && asIds[c]) { // made for fewer rows from its indexes (a conjunct asked about its strings)
+          vectors[c] = null;
+          v.close();
+          v = null;
+        }
         if (v != null || consumed[c] && !asIds[c]) throw new IllegalStateException("column read for fewer rows");
         Field field = readFields.get(c);
         if (asIds[c]) {

@@ -279,6 +279,34 @@ class DictionaryFilterTest {
     assertThat(got).isEqualTo(expected(false, columns, test, false, 0, 1_000));
     assertThat(m.dictionaryFilterRows()).isZero(); // asked per entry, failed, then row by row
     assertThat(m.asMap().get("pages_pruned")).isPositive();
+
+    // beside another conjunct of the same column that keeps most rows: that one reads the strings of every row
+    Predicate<String> most = s -> !s.equals("v5");
+    StringPredicate failing = new StringPredicate(most, false, true, true, new AtomicLong());
+    RowPredicate idAndS = new RowPredicate() {
+      @Override public List<String> columns() {
+        return List.of("id", "s");
+      }
+
+      @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
+        int count = 0;
+        for (int i = 0; i < batch.getRowCount(); i++) {
+          Object s = batch.getVector(1).getObject(i);
+          keep[i] = s != null && ((Long) batch.getVector(0).getObject(i) % 4 != 0 || !s.toString().equals("v9"));
+          if (keep[i]) count++;
+        }
+        return count;
+      }
+    };
+    List<String> got2 = scan("dict", columns, early, new Both(List.of(failing, idAndS)), new ScanMetrics());
+    List<String> expected2 = new ArrayList<>();
+    for (String row : scan("dict", columns, early, null, new ScanMetrics())) {
+      String[] f = row.split("\\|");
+      long id = Long.parseLong(f[0]);
+      if (f[1].equals("null") || f[1].equals("v5") || id % 4 == 0 && f[1].equals("v9")) continue;
+      expected2.add(row);
+    }
+    assertThat(got2).isNotEmpty().isEqualTo(expected2);
   }
 
   @Test
