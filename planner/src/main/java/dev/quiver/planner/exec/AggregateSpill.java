@@ -14,6 +14,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 final class AggregateSpill implements AutoCloseable {
   static final int PARTITIONS = 16;
+  /**
+   * The deepest level: a partition that does not fit in memory is split again, by other bits of the keys' hash, into
+   * {@link #PARTITIONS} at the next level; at this one it fails (16^4 = 65,536 partitions: the input would have to be
+   * tens of thousands of times the query's memory, or one group too big alone).
+   */
+  static final int MAX_LEVEL = 3;
+  /** 0 for the aggregation's input; a partition split again is at its spill's level + 1. */
+  final int level;
   private static final String OWNER = "the hash aggregation";
   private final Schema stateSchema;
   private final int keyCount;
@@ -23,7 +31,12 @@ final class AggregateSpill implements AutoCloseable {
   private final SpillFile[] rows = new SpillFile[PARTITIONS];
 
   AggregateSpill(Schema stateSchema, int keyCount, BufferAllocator allocator) {
+    this(stateSchema, keyCount, allocator, 0);
+  }
+
+  AggregateSpill(Schema stateSchema, int keyCount, BufferAllocator allocator, int level) {
     if (keyCount == 0) throw new IllegalArgumentException("one group needs no partitions");
+    this.level = level;
     this.stateSchema = stateSchema;
     this.keyCount = keyCount;
     this.allocator = allocator;
@@ -35,7 +48,7 @@ final class AggregateSpill implements AutoCloseable {
     int n = b.getRowCount();
     if (n == 0) return;
     boolean raw = PartialAggregate.isRaw(b, keyCount);
-    int[] part = KeyPartitions.of(b, keyCount, PARTITIONS);
+    int[] part = KeyPartitions.of(b, keyCount, PARTITIONS, level);
     int[] count = new int[PARTITIONS];
     for (int p : part) count[p]++;
     for (int p = 0; p < PARTITIONS; p++) {

@@ -29,7 +29,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p><b>Spilling.</b> With GROUP BY, when the query's memory passes {@link MemoryReservation#spillAt} of its limit
  * while the groups take an eighth of it, the groups so far are written out as states and every later batch follows them to
  * disk, split into {@link AggregateSpill#PARTITIONS} partitions by key hash; at the end each partition is aggregated
- * alone (the groups of one partition in memory at a time) and output. Every aggregate split into states gives the
+ * alone (the groups of one partition in memory at a time) and output; a partition whose groups do not fit is split
+ * again into {@link AggregateSpill#PARTITIONS} by other bits of the hash, up to {@link AggregateSpill#MAX_LEVEL}
+ * levels deep. Every aggregate split into states gives the
  * same answer in any order of its input, so the values are the in-memory ones; the groups come partition by partition
  * (without ORDER BY any order is right). EXPLAIN ANALYZE shows {@code spilled_bytes} and {@code spill_partitions}.
  */
@@ -49,8 +51,23 @@ final class FinalAggregateExec extends Operator {
   private int groupCount;
   private int emitted;
   private AggregateSpill spill;
-  /** While outputting a spill: the partition whose groups are in memory. */
-  private int partition = -1;
+  /**
+   * While outputting a spill: the spills whose partitions are being output, innermost first (a partition too big
+   * for memory is split again into a spill of the next level), each with the partition whose groups are in memory.
+   */
+  private final java.util.ArrayDeque<Level> levels = new java.util.ArrayDeque<>();
+  /** Every spill made (for their bytes, and to delete their files). */
+  private final List<AggregateSpill> spills = new ArrayList<>();
+
+  /** A spill being output, and its partition in memory now (-1: none yet). */
+  private static final class Level {
+    final AggregateSpill spill;
+    int partition = -1;
+
+    Level(AggregateSpill spill) {
+      this.spill = spill;
+    }
+  }
 
   /** The groups output when no state came (see {@link AggregateExec}), and the aggregates' values over no rows. */
   private final List<List<Object>> emptyInputGroups;
@@ -87,8 +104,10 @@ final class FinalAggregateExec extends Operator {
     Map<String, Long> m = new LinkedHashMap<>();
     if (consumed) m.put("groups", (long) groupCount);
     if (spill != null) {
-      m.put("spilled_bytes", spill.bytes());
-      m.put("spill_partitions", (long) AggregateSpill.PARTITIONS);
+      long bytes = 0;
+      for (AggregateSpill a : spills) bytes += a.bytes();
+      m.put("spilled_bytes", bytes);
+      m.put("spill_partitions", (long) AggregateSpill.PARTITIONS * spills.size()); // split again: more
     }
     return m;
   }
@@ -150,7 +169,8 @@ final class FinalAggregateExec extends Operator {
      * reservation refused (every row before {@code row} is folded, none from it on: the accumulators had not grown).
      */
     private RuntimeException outOfRoom(QuiverException e, int row) {
-      boolean canSpill = nk > 0 && stateSchema != null && spill == null && e.code() == ErrorCode.RESOURCE_EXHAUSTED;
+      boolean canSpill = nk > 0 && stateSchema != null && e.code() == ErrorCode.RESOURCE_EXHAUSTED
+          && (spill == null || levels.peek() != null && levels.peek().spill.level < AggregateSpill.MAX_LEVEL);
       return canSpill ? new OutOfRoom(row, e) : e;
     }
 
@@ -326,13 +346,7 @@ final class FinalAggregateExec extends Operator {
         } catch (OutOfRoom e) {
           // the groups' reservation refused in the middle of this batch: they spill now, with the rows not folded
           startSpill();
-          if (e.row < b.getRowCount()) {
-            int[] rest = new int[b.getRowCount() - e.row];
-            for (int i = 0; i < rest.length; i++) rest[i] = e.row + i;
-            try (VectorSchemaRoot unfolded = FilterExec.take(b, rest, rest.length, allocator)) {
-              spill.add(unfolded);
-            }
-          }
+          addRest(spill, b, e.row);
         }
       }
     }
@@ -353,26 +367,70 @@ final class FinalAggregateExec extends Operator {
   /** Starts spilling: the groups so far go to the partitions as states and are dropped. */
   private void startSpill() {
     spill = new AggregateSpill(stateSchema, nk, allocator);
+    spills.add(spill);
+    levels.push(new Level(spill));
     groups.spillStates(spill);
     groups.close();
     groups = null;
   }
 
-  /** The groups of the next spilled partition, aggregated in memory; false after the last. */
+  /**
+   * The groups of the next spilled partition, aggregated in memory; false after the last. A partition whose groups
+   * do not fit (the groups' reservation refuses, {@link OutOfRoom}) is split again: the groups so far as states,
+   * the rest of the batch and of the partition go to a spill of the next level, whose partitions come next.
+   */
   private boolean nextPartition() {
     if (groups != null) groups.close();
     groups = null;
-    if (++partition >= AggregateSpill.PARTITIONS) return false;
-    groups = new Groups();
-    VectorSchemaRoot batch;
-    while ((batch = spill.next(partition)) != null) {
-      try (VectorSchemaRoot b = batch) {
-        groups.fold(b); // spill is set: a refusal here fails the query (no second level)
+    while (!levels.isEmpty()) {
+      Level top = levels.peek();
+      if (++top.partition >= AggregateSpill.PARTITIONS) {
+        levels.pop();
+        if (top.spill != spill) top.spill.close(); // its files are read: gone (the bytes stay counted)
+        continue;
       }
+      groups = new Groups();
+      AggregateSpill deeper = null;
+      VectorSchemaRoot batch;
+      while ((batch = top.spill.next(top.partition)) != null) {
+        try (VectorSchemaRoot b = batch) {
+          if (deeper != null) {
+            deeper.add(b);
+            cancellation.check();
+            continue;
+          }
+          try {
+            groups.fold(b);
+          } catch (OutOfRoom e) {
+            deeper = new AggregateSpill(stateSchema, nk, allocator, top.spill.level + 1);
+            spills.add(deeper);
+            groups.spillStates(deeper);
+            groups.close();
+            groups = null;
+            addRest(deeper, b, e.row);
+          }
+        }
+      }
+      if (deeper != null) {
+        deeper.finishWriting();
+        levels.push(new Level(deeper));
+        continue;
+      }
+      emitted = 0;
+      groupCount += groups.groupCount;
+      return true;
     }
-    emitted = 0;
-    groupCount += groups.groupCount;
-    return true;
+    return false;
+  }
+
+  /** Rows {@code [row, n)} of {@code b} (not folded) to {@code to}. */
+  private void addRest(AggregateSpill to, VectorSchemaRoot b, int row) {
+    if (row >= b.getRowCount()) return;
+    int[] rest = new int[b.getRowCount() - row];
+    for (int i = 0; i < rest.length; i++) rest[i] = row + i;
+    try (VectorSchemaRoot unfolded = FilterExec.take(b, rest, rest.length, allocator)) {
+      to.add(unfolded);
+    }
   }
 
   @Override
@@ -403,6 +461,6 @@ final class FinalAggregateExec extends Operator {
     super.close();
     if (groups != null) groups.close();
     groups = null;
-    if (spill != null) spill.close();
+    for (AggregateSpill a : spills) a.close();
   }
 }

@@ -25,6 +25,14 @@ final class KeyPartitions {
 
   /** Each row's partition in {@code [0, parts)} by the hash of the first {@code keyColumns} columns of {@code b}. */
   static int[] of(VectorSchemaRoot b, int keyColumns, int parts) {
+    return of(b, keyColumns, parts, 0);
+  }
+
+  /**
+   * As above, at {@code level}: the rows of one partition of level {@code l} spread over the partitions of level
+   * {@code l + 1} (the hash is salted by the level and mixed again, so its partition bits are new ones).
+   */
+  static int[] of(VectorSchemaRoot b, int keyColumns, int parts, int level) {
     int n = b.getRowCount();
     long[] h = new long[n];
     long[] scratch = null;
@@ -70,7 +78,8 @@ final class KeyPartitions {
       }
     }
     int[] part = new int[n];
-    for (int i = 0; i < n; i++) part[i] = (int) (((mix(h[i]) >>> 32) * parts) >>> 32);
+    long salt = level * 0xD6E8FEB86659FD93L;
+    for (int i = 0; i < n; i++) part[i] = (int) (((mix(h[i] ^ salt) >>> 32) * parts) >>> 32);
     return part;
   }
 

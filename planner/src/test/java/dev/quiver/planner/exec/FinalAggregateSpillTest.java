@@ -84,6 +84,55 @@ class FinalAggregateSpillTest {
     return out;
   }
 
+  /**
+   * 600,000 groups at 1 MiB: the 16 partitions of the first spill hold about 37,500 groups each, more than the
+   * memory holds, so each is split again into 16 (by other bits of the hash) and those are aggregated one by one.
+   * Every group's count and max equal a brute-force count over the rows.
+   */
+  @Test
+  void aPartitionTooBigForMemoryIsSplitAgain() throws Exception {
+    Path before = SpillDirectory.get();
+    SpillDirectory.set(spillDir);
+    try (BufferAllocator root = new RootAllocator(1L << 30);
+        BufferAllocator a = root.newChildAllocator("aggregation", 0, 1L << 20)) {
+      Random r = new Random(11);
+      List<Object[]> rows = new ArrayList<>();
+      Map<Long, long[]> expected = new java.util.HashMap<>();
+      for (int i = 0; i < 660_000; i++) {
+        long k = (long) r.nextInt(600_000) * 131;
+        long x = r.nextLong();
+        rows.add(new Object[] {k, x});
+        expected.merge(k, new long[] {1, x}, (o, n) -> new long[] {o[0] + 1, Math.max(o[1], n[1])});
+      }
+      Map<String, Long> metrics;
+      long groups = 0;
+      try (FinalAggregateExec agg = new FinalAggregateExec(new RowBatches.Source(RAW,
+          RowBatches.of(RAW, rows, new Random(5), 8_192, root)), OUT, stateSchema(), 1, CALLS, "test", a, 8_192,
+          List.of())) {
+        VectorSchemaRoot next;
+        while ((next = agg.next()) != null) {
+          try (VectorSchemaRoot b = next) {
+            for (int i = 0; i < b.getRowCount(); i++) {
+              long[] e = expected.get((Long) b.getVector(0).getObject(i));
+              assertThat(e).isNotNull();
+              assertThat(b.getVector(1).getObject(i)).isEqualTo(e[0]);
+              assertThat(b.getVector(2).getObject(i)).isEqualTo(e[1]);
+              groups++;
+            }
+          }
+        }
+        metrics = agg.metrics();
+      }
+      assertThat(groups).isEqualTo(expected.size());
+      assertThat(metrics.get("spill_partitions")).as("split again").isGreaterThan(AggregateSpill.PARTITIONS);
+      try (Stream<Path> left = Files.list(spillDir)) {
+        assertThat(left).isEmpty();
+      }
+    } finally {
+      SpillDirectory.set(before);
+    }
+  }
+
   @Test
   void refusedInTheMiddleOfABatchItSpillsTheRestOfIt() throws Exception {
     Path before = SpillDirectory.get();
