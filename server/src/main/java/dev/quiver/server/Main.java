@@ -345,7 +345,8 @@ public final class Main {
         + " 120000; 0: refuse at once)");
     System.out.println("  --max-statement-bytes BYTES  longest SQL statement accepted, in UTF-8 bytes (default 1m)");
     System.out.println("  --warm-up N  after the start, send the server N SELECT 1 executions over loopback in the background,");
-    System.out.println("               so that the first queries do not run interpreted code (default " + DEFAULT_WARM_UP + "; 0: none)");
+    System.out.println("               and real queries over a small table of its own, so that the first queries do not run");
+    System.out.println("               interpreted code (default " + DEFAULT_WARM_UP + "; 0: none)");
     System.out.println("  --http-port PORT  the web console's port (default " + ServerConfig.DEFAULT_HTTP_PORT
         + "; 0: a free one; -1 or --no-console: off); HTTPS with --tls-cert/--tls-key");
     System.out.println("  --http-host HOST  the console's address (default 127.0.0.1, whatever --host is; another needs"

@@ -219,6 +219,16 @@ public final class QuiverServer implements AutoCloseable {
     return warmUp == null ? 0 : warmUp.executions();
   }
 
+  /** Real queries the warm-up has run over its own table (0 without one). For tests. */
+  synchronized int warmUpDataExecutions() {
+    return warmUp == null ? 0 : warmUp.dataExecutions();
+  }
+
+  /** Where the warm-up wrote its table (null before it did, or without a warm-up). For tests. */
+  synchronized java.nio.file.Path warmUpDataDir() {
+    return warmUp == null ? null : warmUp.dataDir();
+  }
+
   /** Waits up to {@code ms} for the warm-up to end; true if it has (or none was started). For tests. */
   boolean awaitWarmUp(long ms) throws InterruptedException {
     WarmUp w;

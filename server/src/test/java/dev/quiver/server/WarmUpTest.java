@@ -31,8 +31,23 @@ class WarmUpTest {
       // prepared (JDBC) and plain executions, each planned once: 20 x 2; its own calls are not a client's
       assertThat(server.plansBuilt() - before).isEqualTo(40);
       assertThat(server.warmUpExecutions()).isEqualTo(20);
+      // a real query over the warm-up's own table after every fourth, through its own engine (not counted above)
+      assertThat(server.warmUpDataExecutions()).isEqualTo(20 / WarmUp.DATA_EVERY);
+      assertThat(server.warmUpDataDir()).isNotNull().doesNotExist(); // deleted at the end
       assertThat(server.runningQueries()).isZero();
       assertThat(server.allocatedBytes()).isZero();
+    }
+  }
+
+  @Test
+  void theWarmUpsQueriesAllRun() throws Exception {
+    try (QuiverServer server = QuiverServer.start(ServerConfig.of(data.toString(), "127.0.0.1", 0))) {
+      int executions = WarmUp.DATA_EVERY * WarmUpData.QUERIES.size();
+      server.warmUp(executions);
+      assertThat(server.awaitWarmUp(120_000)).isTrue();
+      assertThat(server.warmUpExecutions()).isEqualTo(executions);
+      assertThat(server.warmUpDataExecutions()).isEqualTo(WarmUpData.QUERIES.size()); // none failed
+      assertThat(server.warmUpDataDir()).doesNotExist();
     }
   }
 
