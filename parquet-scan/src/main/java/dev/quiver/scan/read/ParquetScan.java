@@ -82,8 +82,6 @@ public final class ParquetScan implements AutoCloseable {
   private final List<Field> fields;
   /** The columns read: the output columns, then the row predicate's columns that are not output. */
   private final List<Field> readFields;
-  /** For each of the row predicate's columns, its index in {@link #readFields}. */
-  private int[] predicateIndex;
   private final ScanPredicate predicate;
   /** A join's runtime filter ({@link #withRuntimeFilter}), or null. */
   private ScanPredicate runtime;
@@ -173,14 +171,13 @@ public final class ParquetScan implements AutoCloseable {
   private void rowPredicate(RowPredicate p) {
     if (p == null) {
       this.rowPredicate = null;
-      predicateIndex = new int[0];
       return;
     }
-    predicateIndex = readIndexes(p.columns());
+    int[] wholeColumns = readIndexes(p.columns());
     List<RowPredicate> parts = p.conjuncts();
     int[][] columns = new int[parts.size()][];
     for (int c = 0; c < parts.size(); c++) columns[c] = readIndexes(parts.get(c).columns());
-    this.conjuncts = new Conjuncts(p, predicateIndex, parts, columns);
+    this.conjuncts = new Conjuncts(p, wholeColumns, parts, columns);
     this.rowPredicate = p;
   }
 
@@ -1096,7 +1093,11 @@ public final class ParquetScan implements AutoCloseable {
 
       /** {@code p} over its columns {@code cols}, every row decoded and asked (no row is dropped yet). */
       void selectAll(RowPredicate p, int[] cols) {
-        int kept = RowGroupTask.this.select(p, columns(cols, false), keep);
+        kept(RowGroupTask.this.select(p, columns(cols, false), keep));
+      }
+
+      /** {@link #keep} now holds {@code kept} rows (fewer than before, or as many). */
+      private void kept(int kept) {
         if (kept != count) {
           count = kept;
           version++;
@@ -1125,11 +1126,7 @@ public final class ParquetScan implements AutoCloseable {
           narrow(all, kept);
           return;
         }
-        int left = and(keep, all, n);
-        if (left != count) {
-          count = left;
-          version++;
-        }
+        kept(and(keep, all, n));
       }
 
       /**
@@ -1171,10 +1168,6 @@ public final class ParquetScan implements AutoCloseable {
        * and asked one by one, as without this.
        */
       void byIndex(int p, RowPredicate part, int c) {
-        if (consumed[c] && !asIds[c]) { // an earlier conjunct decoded the column's strings: ask about them
-          select(part, new int[] {c});
-          return;
-        }
         ids(c);
         ChunkDecoder decoder = decoders[c];
         if (verdictsFor[p] != decoder) {
@@ -1197,15 +1190,18 @@ public final class ParquetScan implements AutoCloseable {
           kept += k ? 1 : 0;
         }
         metrics.dictionaryFilterRows(before);
-        if (kept != count) {
-          count = kept;
-          version++;
-        }
+        kept(kept);
       }
 
-      /** Reads column {@code c}'s rows as dictionary indexes (once). */
+      /**
+       * Reads column {@code c}'s rows as dictionary indexes (once). The conjuncts judged by index run before any
+       * other reads a column, so its decoder has not moved yet.
+       */
       private void ids(int c) {
         if (asIds[c]) return;
+        if (consumed[c]) {
+          throw new IllegalStateException("column " + readFields.get(c).getName() + " read before its indexes");
+        }
         if (rowIds[c] == null || rowIds[c].length < n) rowIds[c] = new int[Math.max(n, batchRows)];
         decoders[c].readIds(rowIds[c], n);
         asIds[c] = true;
@@ -1218,8 +1214,7 @@ public final class ParquetScan implements AutoCloseable {
         for (int i = 0, j = 0; i < n; i++) {
           if (keep[i] && !sel[j++]) keep[i] = false;
         }
-        count = kept;
-        version++;
+        kept(kept);
       }
 
       /**
@@ -1280,16 +1275,8 @@ public final class ParquetScan implements AutoCloseable {
             v = allocate(field, count, decoders[c]);
             vectors[c] = v;
             consumed[c] = true;
-            if (table.isPartitionColumn(field.getName())) {
-              fillPartition(v, file.partitionValues().get(field.getName()), count);
-            } else if (decoders[c] != null) {
-              if (all) decoders[c].read(v, n);
-              else decoders[c].readSelected(v, n, keep);
-            } else if (readers[c] != null) {
-              ColumnDescriptor d = requested.getColumnDescription(new String[] {field.getName()});
-              if (all) decode(readers[c], d, v, n);
-              else decodeSelected(readers[c], d, v, n, keep);
-            } // else: absent from this file, all NULL
+            if (all) readAll(readers[c], decoders[c], field, v, n);
+            else readKept(readers[c], decoders[c], field, v, n, keep, count);
           }
           v.setValueCount(count);
         }
@@ -1343,6 +1330,21 @@ public final class ParquetScan implements AutoCloseable {
       } catch (RuntimeException e) {
         return new boolean[0];
       }
+    }
+
+    /**
+     * Reads the {@code count} rows of {@code n} marked in {@code keep} of one column into {@code v}, the others
+     * skipped: a partition value, a decoder, or all NULL.
+     */
+    private void readKept(ColumnReader reader, ChunkDecoder decoder, Field field, FieldVector v, int n, boolean[] keep,
+        int count) {
+      if (table.isPartitionColumn(field.getName())) {
+        fillPartition(v, file.partitionValues().get(field.getName()), count);
+      } else if (decoder != null) {
+        decoder.readSelected(v, n, keep);
+      } else if (reader != null) {
+        decodeSelected(reader, requested.getColumnDescription(new String[] {field.getName()}), v, n, keep);
+      } // else: absent from this file, all NULL
     }
 
     /** Reads all {@code n} rows of one column into {@code v}: a partition value, a decoder, or all NULL. */

@@ -190,43 +190,35 @@ class DictionaryFilterTest {
     }
   }
 
+  /** A predicate of {@code id}, and of {@code s} too when {@code readsS} (else the test sees NULL); counts rows asked. */
+  record IdPredicate(boolean readsS, java.util.function.BiPredicate<Long, String> test, AtomicLong rowsAsked)
+      implements RowPredicate {
+    @Override public List<String> columns() {
+      return readsS ? List.of("id", "s") : List.of("id");
+    }
+
+    @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
+      rowsAsked.addAndGet(batch.getRowCount());
+      int count = 0;
+      for (int i = 0; i < batch.getRowCount(); i++) {
+        Object s = readsS ? batch.getVector(1).getObject(i) : null;
+        keep[i] = test.test((Long) batch.getVector(0).getObject(i), s == null ? null : s.toString());
+        if (keep[i]) count++;
+      }
+      return count;
+    }
+  }
+
   @Test
   void conjunctsAreAskedOnlyAboutTheRowsTheOnesBeforeKept() {
     Predicate<String> test = s -> s.equals("v3") || s.equals("v17"); // 2 of 40 values
     StringPredicate onS = new StringPredicate(test, false, true);
     AtomicLong idAsked = new AtomicLong();
-    RowPredicate onId = new RowPredicate() {
-      @Override public List<String> columns() {
-        return List.of("id");
-      }
-
-      @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
-        idAsked.addAndGet(batch.getRowCount());
-        int count = 0;
-        for (int i = 0; i < batch.getRowCount(); i++) {
-          keep[i] = (Long) batch.getVector(0).getObject(i) % 3 != 0;
-          if (keep[i]) count++;
-        }
-        return count;
-      }
-    };
+    RowPredicate onId = new IdPredicate(false, (id, s) -> id % 3 != 0, idAsked);
     // and a conjunct of both columns given before the string one: the string one still goes first, by index, and
     // the other is asked about the strings of the rows it kept (the column's decoder moves past a batch once)
-    RowPredicate both = new RowPredicate() {
-      @Override public List<String> columns() {
-        return List.of("id", "s");
-      }
-
-      @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
-        int count = 0;
-        for (int i = 0; i < batch.getRowCount(); i++) {
-          Object s = batch.getVector(1).getObject(i);
-          keep[i] = (Long) batch.getVector(0).getObject(i) % 5 != 1 || s == null || !s.toString().equals("v3");
-          if (keep[i]) count++;
-        }
-        return count;
-      }
-    };
+    RowPredicate both = new IdPredicate(true, (id, s) -> id % 5 != 1 || s == null || !s.equals("v3"),
+        new AtomicLong());
     List<String> columns2 = List.of("id", "s");
     List<String> got2 = scan("dict", columns2, new ScanPredicate.Const(true), new Both(List.of(both, onS, onId)),
         new ScanMetrics());
@@ -284,21 +276,8 @@ class DictionaryFilterTest {
     // left; then a conjunct of the same column and another, which keeps most rows, reads the strings of every row
     StringPredicate notV5 = new StringPredicate(s -> !s.equals("v5"), false, true);
     StringPredicate failing = new StringPredicate(s -> !s.equals("v6"), false, true, true, new AtomicLong());
-    RowPredicate idAndS = new RowPredicate() {
-      @Override public List<String> columns() {
-        return List.of("id", "s");
-      }
-
-      @Override public int select(VectorSchemaRoot batch, BufferAllocator allocator, boolean[] keep) {
-        int count = 0;
-        for (int i = 0; i < batch.getRowCount(); i++) {
-          Object s = batch.getVector(1).getObject(i);
-          keep[i] = s != null && ((Long) batch.getVector(0).getObject(i) % 4 != 0 || !s.toString().equals("v9"));
-          if (keep[i]) count++;
-        }
-        return count;
-      }
-    };
+    RowPredicate idAndS = new IdPredicate(true, (id, s) -> s != null && (id % 4 != 0 || !s.equals("v9")),
+        new AtomicLong());
     List<String> got2 = scan("dict", columns, early, new Both(List.of(notV5, failing, idAndS)), new ScanMetrics());
     List<String> expected2 = new ArrayList<>();
     for (String row : scan("dict", columns, early, null, new ScanMetrics())) {
