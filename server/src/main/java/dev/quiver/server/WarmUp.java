@@ -58,10 +58,7 @@ final class WarmUp {
     WarmUp[] self = new WarmUp[1];
     self[0] = new WarmUp(() -> {
       long t0 = System.nanoTime();
-      try (WarmUpData data = WarmUpData.create(); BufferAllocator dataMemory = new RootAllocator(256L << 20)) {
-        self[0].dataDir = data.dir();
-        self[0].dataMemory = dataMemory;
-        self[0].data = data;
+      try {
         if (loopback) self[0].flight(server, host, server.port(), executions);
         else self[0].engine(engine, executions);
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -72,6 +69,8 @@ final class WarmUp {
         }
       } catch (Throwable t) {
         if (!self[0].stopped) LOG.log(Level.FINE, "warm-up stopped", t); // never fatal: only speed is at stake
+      } finally {
+        self[0].closeData();
       }
     }, marker);
     self[0].thread.start();
@@ -92,8 +91,12 @@ final class WarmUp {
   /** A real query over the warm-up's own table after every {@link #DATA_EVERY}th execution, at most this many. */
   static final int DATA_EVERY = 4;
   static final int MAX_DATA = 160;
-  /** The warm-up's table and engine, and the memory of its queries (set while it runs). */
-  private volatile WarmUpData data;
+  /**
+   * The warm-up's table and engine, and the memory of its queries: made at the first real query's turn (a client
+   * that comes at once never waits for the table to be written), closed when the warm-up ends; the warm-up's thread
+   * alone uses them.
+   */
+  private WarmUpData data;
   private BufferAllocator dataMemory;
   private volatile int dataDone;
   private volatile Path dataDir;
@@ -109,11 +112,21 @@ final class WarmUp {
   }
 
   /** After execution {@code i}: the next real query, if it is its turn. */
-  private void dataQuery(int i) {
-    WarmUpData d = data;
-    if (d == null || i % DATA_EVERY != DATA_EVERY - 1 || d.executions() >= MAX_DATA || stopped) return;
-    d.runNext(dataMemory);
-    dataDone = d.executions();
+  private void dataQuery(int i) throws java.io.IOException {
+    if (i % DATA_EVERY != DATA_EVERY - 1 || dataDone >= MAX_DATA || stopped) return;
+    if (data == null) {
+      data = WarmUpData.create();
+      dataDir = data.dir();
+      dataMemory = new RootAllocator(256L << 20);
+    }
+    data.runNext(dataMemory);
+    dataDone++;
+  }
+
+  /** Deletes the warm-up's table and closes its memory (nothing if no real query ran). */
+  private void closeData() {
+    if (data != null) data.close();
+    if (dataMemory != null) dataMemory.close();
   }
 
   /** A client has come: the warm-up stops after the execution under way, without waiting for it. */

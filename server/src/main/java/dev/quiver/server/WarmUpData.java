@@ -45,7 +45,6 @@ final class WarmUpData implements AutoCloseable {
   private final Path dir;
   private final QueryEngine engine;
   private int next;
-  private int executions;
 
   private WarmUpData(Path dir, QueryEngine engine) {
     this.dir = dir;
@@ -74,12 +73,6 @@ final class WarmUpData implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("warm-up query failed: " + sql, e);
     }
-    executions++;
-  }
-
-  /** Queries run so far. */
-  int executions() {
-    return executions;
   }
 
   /** The directory of the table (deleted at {@link #close}). */
