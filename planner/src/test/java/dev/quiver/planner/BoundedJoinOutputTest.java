@@ -163,7 +163,10 @@ class BoundedJoinOutputTest extends EngineTest {
         while ((b = ex.next()) != null) b.close();
       }
     }).isInstanceOf(QuiverException.class).hasMessageContaining("cancelled");
-    assertThat(checks.get()).isEqualTo(201); // it stopped at the first check that threw
+    // it stopped at the first check that threw: the thread that threw checks no more, and each other worker thread
+    // running a piece of the query at that moment may make at most a few checks before it sees the cancellation
+    // (exactly 201 on one thread; CI once saw 202)
+    assertThat(checks.get()).isBetween(201, 201 + 4 * Runtime.getRuntime().availableProcessors());
     assertThat(allocator.getAllocatedMemory()).isZero(); // and the allocator closes without a leak
   }
 }
