@@ -19,6 +19,7 @@ public final class ScanMetrics {
   private final AtomicLong filesTotal = new AtomicLong();
   private final AtomicLong rowsFilteredLate = new AtomicLong();
   private final AtomicLong dictionaryFilterRows = new AtomicLong();
+  private final AtomicLong dictionaryKeyRows = new AtomicLong();
   private final AtomicLong decoderFallbacks = new AtomicLong();
   private final AtomicLong fromStatistics = new AtomicLong();
   private final AtomicLong metadataCacheHits = new AtomicLong();
@@ -77,6 +78,9 @@ public final class ScanMetrics {
    */
   public void dictionaryFilterRows(long n) { dictionaryFilterRows.addAndGet(n); }
   public long dictionaryFilterRows() { return dictionaryFilterRows.get(); }
+  /** Rows whose string group key went to the scan's pipeline as a dictionary index, no string made. */
+  public void dictionaryKeyRows(long n) { dictionaryKeyRows.addAndGet(n); }
+  public long dictionaryKeyRows() { return dictionaryKeyRows.get(); }
   /**
    * Column chunks the own decoders were meant to read but parquet-java's column readers read (a type or
    * encoding the own decoders do not handle); 0 when the own decoders are off.
@@ -111,7 +115,7 @@ public final class ScanMetrics {
 
   /**
    * The metrics in EXPLAIN ANALYZE order, as {@code key -> value}; {@code row_groups_pruned_runtime} only for a scan
-   * that got a runtime filter, {@code row_groups_pruned_top_n} only for one under a top-N, {@code row_groups_from_statistics}, {@code dictionary_filter_rows} and {@code decoder_fallbacks} only if not 0, {@code metadata_cache_hits} and
+   * that got a runtime filter, {@code row_groups_pruned_top_n} only for one under a top-N, {@code row_groups_from_statistics}, {@code dictionary_filter_rows}, {@code dictionary_key_rows} and {@code decoder_fallbacks} only if not 0, {@code metadata_cache_hits} and
    * {@code _misses} only when the scan looked any dictionary, bloom filter or page index up in its cache.
    */
   public Map<String, Long> asMap() {
@@ -131,6 +135,7 @@ public final class ScanMetrics {
     m.put("bytes_scanned", bytesScanned());
     m.put("rows_filtered_late", rowsFilteredLate.get());
     if (dictionaryFilterRows.get() != 0) m.put("dictionary_filter_rows", dictionaryFilterRows.get());
+    if (dictionaryKeyRows.get() != 0) m.put("dictionary_key_rows", dictionaryKeyRows.get());
     if (decoderFallbacks.get() != 0) m.put("decoder_fallbacks", decoderFallbacks.get());
     if (metadataCacheHits.get() + metadataCacheMisses.get() != 0) {
       m.put("metadata_cache_hits", metadataCacheHits.get());

@@ -30,6 +30,16 @@ public interface BatchPipeline extends AutoCloseable {
     return false;
   }
 
+  /**
+   * The string columns of the scan's output that this pipeline only groups by (it reads nothing else of them): for
+   * those the scan may hand a batch's rows as dictionary indexes instead of strings ({@link DictionaryStrings#of},
+   * {@link DictionaryStrings#absent}), and the pipeline must read them so, or make their strings
+   * ({@link DictionaryStrings#materialize}) before it passes the rows on. Asked once, before the first batch.
+   */
+  default java.util.Set<String> keysByIndex() {
+    return java.util.Set.of();
+  }
+
   /** Releases what the pipeline still holds. */
   @Override
   void close();

@@ -191,6 +191,7 @@ final class ChunkDecoder {
     }
     dictBytes = b;
     dictArray = null;
+    entries = null;
     dictOffset = new int[n];
     dictLength = new int[n];
     for (int i = 0; i < n; i++) {
@@ -374,7 +375,7 @@ final class ChunkDecoder {
       int run = 0; // kept non-NULL rows up to the next kept NULL, their indexes gathered in idBuffer
       for (; i < n && (!keep[i] || ids[i] >= 0); i++) if (keep[i]) idBuffer[run++] = ids[i];
       gatherStrings(v, at, run);
-      if (d != null) d.record(dictBytes, dictOffset.length, at, idBuffer, run);
+      if (d != null) d.record(entries(), at, idBuffer, run);
       at += run;
     }
   }
@@ -546,7 +547,7 @@ final class ChunkDecoder {
         ids.read(idBuffer, 0, count);
         gather(v, at, count);
         DictionaryStrings d = tracked(v);
-        if (d != null) d.record(dictBytes, dictOffset.length, at, idBuffer, count);
+        if (d != null) d.record(entries(), at, idBuffer, count);
       }
       case FIXED -> fixed(v, at, count);
       case BINARY -> {
@@ -636,8 +637,23 @@ final class ChunkDecoder {
     flush((BaseFixedWidthVector) v, at, count);
   }
 
-  /** The dictionary's bytes as an array ({@link #dictOffset} indexes it), made on first use. */
+  /** The dictionary's bytes as an array ({@link #dictOffset} indexes it), made on first use ({@link #entries}). */
   private byte[] dictArray;
+  private DictionaryStrings.Entries entries;
+
+  /** The chunk's dictionary of strings as one object (made once per dictionary; its identity is the dictionary's). */
+  DictionaryStrings.Entries entries() {
+    if (entries == null) {
+      if (dictArray == null) {
+        ByteBuffer b = dictBytes.duplicate();
+        b.position(0);
+        dictArray = new byte[b.limit() + 16]; // 16 bytes of slack: short strings are copied as two longs
+        b.get(dictArray, 0, b.limit());
+      }
+      entries = new DictionaryStrings.Entries(dictArray, dictOffset, dictLength);
+    }
+    return entries;
+  }
   private byte[] stringStage = new byte[0];
   private byte[] offsetStage = new byte[0];
 
@@ -647,12 +663,7 @@ final class ChunkDecoder {
    * value by value cost a third of a string column's decoding).
    */
   private void gatherStrings(VarCharVector v, int at, int count) {
-    if (dictArray == null) {
-      ByteBuffer b = dictBytes.duplicate();
-      b.position(0);
-      dictArray = new byte[b.limit() + 16]; // 16 bytes of slack: short strings are copied as two longs
-      b.get(dictArray, 0, b.limit());
-    }
+    entries();
     long total = 0;
     for (int j = 0; j < count; j++) total += dictLength[idBuffer[j]];
     int start = stageStrings(v, at, count, total, total + 16); // staged with slack: short strings move as two longs

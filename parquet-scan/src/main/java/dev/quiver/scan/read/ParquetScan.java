@@ -537,6 +537,11 @@ public final class ParquetScan implements AutoCloseable {
     /** Per read column, its rows' dictionary indexes (-1: NULL) when read so, reused batch after batch. */
     int[][] rowIds;
     /**
+     * Per output column, whether this row group's batches hand it to the pipeline as dictionary indexes instead of
+     * strings ({@link BatchPipeline#keysByIndex}, {@link DictionaryStrings#instead}); null: none.
+     */
+    boolean[] indexesInstead;
+    /**
      * Per conjunct, its verdict on each entry of {@link #verdictsFor}'s dictionary, then on NULL; a zero-length array
      * when asking per entry failed (the rows are then judged one by one).
      */
@@ -648,6 +653,7 @@ public final class ParquetScan implements AutoCloseable {
           try {
             readRowGroup(reader, ranges, requestedNames, rows, late, own, pipe, out);
           } catch (ChunkDecoder.Unsupported fallback) {
+            DictionaryStrings.forget();
             metrics.decoderFallbacks(requestedNames.size());
             out.forEach(VectorSchemaRoot::close);
             out.clear();
@@ -725,6 +731,16 @@ public final class ParquetScan implements AutoCloseable {
           throw corrupt(file, "cannot read row group " + index + " of", e);
         }
       }
+      indexesInstead = null;
+      java.util.Set<String> keysByIndex = pipe == null ? java.util.Set.of() : pipe.keysByIndex();
+      for (int c = 0; c < fields.size() && !keysByIndex.isEmpty(); c++) {
+        String name = fields.get(c).getName();
+        if (keysByIndex.contains(name) && decoders[c] != null && decoders[c].dictionaryOfStrings()
+            && dictionaryOnly(footer.getBlocks().get(index), name)) {
+          if (indexesInstead == null) indexesInstead = new boolean[fields.size()];
+          indexesInstead[c] = true;
+        }
+      }
       if (late) {
         filter = conjuncts;
         int parts = filter.parts().size();
@@ -745,10 +761,12 @@ public final class ParquetScan implements AutoCloseable {
         if (closed) break;
         stopCheck.run();
         int n = (int) Math.min(batchRows, left);
+        if (indexesInstead != null) DictionaryStrings.forget(); // what a batch that failed before its hand-over left
         VectorSchemaRoot b = late ? readBatchLate(columnReaders, decoders, n) : readBatch(columnReaders, decoders, n);
         if (b != null) {
           if (pipe == null) out.add(b);
-          else pipe.accept(b, out);
+          else if (indexesInstead == null) pipe.accept(b, out);
+          else DictionaryStrings.handOver(() -> pipe.accept(b, out));
         }
         left -= n;
       }
@@ -980,6 +998,13 @@ public final class ParquetScan implements AutoCloseable {
       try {
         for (int c = 0; c < fields.size(); c++) {
           Field field = fields.get(c);
+          if (indexesInstead != null && indexesInstead[c]) {
+            if (rowIds == null || rowIds.length != readFields.size()) rowIds = new int[readFields.size()][];
+            if (rowIds[c] == null || rowIds[c].length < n) rowIds[c] = new int[Math.max(n, batchRows)];
+            decoders[c].readIds(rowIds[c], n);
+            vectors.add(indexesInstead(field, decoders[c], rowIds[c], n, null, n));
+            continue;
+          }
           FieldVector v = allocate(field, n, decoders[c]);
           vectors.add(v);
           readAll(columnReaders[c], decoders[c], field, v, n);
@@ -1029,6 +1054,7 @@ public final class ParquetScan implements AutoCloseable {
         passing += count;
         for (int c = 0; c < readFields.size(); c++) {
           if (c >= fields.size() || count == 0) batch.drop(c); // read for the predicate only, or no row kept
+          else if (indexesInstead != null && indexesInstead[c] && batch.canIndex(c)) batch.indexesInstead(c);
           else batch.column(c);
         }
         if (count == 0) return null;
@@ -1286,6 +1312,18 @@ public final class ParquetScan implements AutoCloseable {
         return v;
       }
 
+      /** Whether output column {@code c} can still be handed as its rows' dictionary indexes. */
+      boolean canIndex(int c) {
+        return asIds[c] ? vectors[c] == null : !consumed[c];
+      }
+
+      /** Output column {@code c}, a dictionary-encoded string column, as the kept rows' dictionary indexes. */
+      void indexesInstead(int c) {
+        ids(c);
+        vectors[c] = RowGroupTask.this.indexesInstead(readFields.get(c), decoders[c], rowIds[c], n,
+            count == n ? null : keep, count);
+      }
+
       /** Column {@code c} is not output: its vector goes, and its decoder moves past the batch if it has not. */
       void drop(int c) {
         if (vectors[c] != null) {
@@ -1307,6 +1345,49 @@ public final class ParquetScan implements AutoCloseable {
       @Override
       public void close() {
         closeAll(vectors);
+      }
+    }
+
+    /**
+     * A string vector of the {@code count} rows of {@code ids[0, n)} marked in {@code keep} (null: all), each non-NULL
+     * row an empty string, their indexes into {@code decoder}'s dictionary handed to the pipeline instead
+     * ({@link DictionaryStrings#instead}).
+     */
+    private FieldVector indexesInstead(Field field, ChunkDecoder decoder, int[] ids, int n, boolean[] keep,
+        int count) {
+      VarCharVector v = (VarCharVector) field.createVector(allocator);
+      try {
+        v.setInitialCapacity(Math.max(count, 1), 0); // offsets and validity; no room for strings
+        v.allocateNew();
+        int[] kept = new int[count];
+        int nulls = 0;
+        if (keep == null) {
+          System.arraycopy(ids, 0, kept, 0, count);
+          for (int i = 0; i < count; i++) nulls += ids[i] >>> 31;
+        } else {
+          for (int i = 0, j = 0; i < n; i++) {
+            if (!keep[i]) continue;
+            int id = ids[i];
+            kept[j++] = id;
+            nulls += id >>> 31;
+          }
+        }
+        // every row valid, then the NULLs cleared; offsets all 0: every non-NULL row an empty string
+        org.apache.arrow.memory.ArrowBuf validity = v.getValidityBuffer();
+        validity.setOne(0, count >>> 3);
+        for (int j = count & ~7; j < count; j++) org.apache.arrow.vector.BitVectorHelper.setBit(validity, j);
+        if (nulls > 0) {
+          for (int j = 0; j < count; j++) if (kept[j] < 0) org.apache.arrow.vector.BitVectorHelper.unsetBit(validity, j);
+        }
+        v.getOffsetBuffer().setZero(0, 4L * (count + 1));
+        v.setLastSet(count - 1); // no hole to fill
+        v.setValueCount(count);
+        DictionaryStrings.instead(v, decoder.entries(), kept);
+        metrics.dictionaryKeyRows(count);
+        return v;
+      } catch (RuntimeException | Error e) {
+        v.close();
+        throw e;
       }
     }
 

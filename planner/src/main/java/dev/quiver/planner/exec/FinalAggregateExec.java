@@ -196,7 +196,8 @@ final class FinalAggregateExec extends Operator {
         if (kind == PartialAggregate.Kind.MIN_MAX) {
           merged[a].batch(new VectorValues(b.getVector(col), false), n);
         }
-        col += kind == PartialAggregate.Kind.DECIMAL || kind == PartialAggregate.Kind.DOUBLE ? 3 : 1;
+        col += kind == PartialAggregate.Kind.DECIMAL || kind == PartialAggregate.Kind.DOUBLE
+            || kind == PartialAggregate.Kind.LONG_SUM ? 3 : 1;
       }
       for (int lo = 0; lo < n; lo += CHUNK) {
         int hi = Math.min(n, lo + CHUNK);
@@ -215,6 +216,17 @@ final class FinalAggregateExec extends Operator {
             for (int i = lo; i < hi; i++) {
               BigDecimal s = spilled.isNull(i) ? null : new BigDecimal(spilled.getObject(i).toString());
               d.merge(ids[i], u.get(i), s, count.get(i));
+            }
+          } else if (kind == PartialAggregate.Kind.LONG_SUM) {
+            GroupedAccumulator.LongSum d = (GroupedAccumulator.LongSum) merged[a];
+            org.apache.arrow.vector.BigIntVector sum = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a]);
+            VarCharVector spilled = (VarCharVector) b.getVector(firstColumn[a] + 1);
+            org.apache.arrow.vector.BigIntVector any = (org.apache.arrow.vector.BigIntVector) b.getVector(firstColumn[a] + 2);
+            boolean noSpill = spilled.getNullCount() == n;
+            for (int i = lo; i < hi; i++) {
+              java.math.BigInteger s = noSpill || spilled.isNull(i) ? null
+                  : new java.math.BigInteger(spilled.getObject(i).toString());
+              d.merge(ids[i], sum.get(i), s, any.get(i) != 0);
             }
           } else if (kind == PartialAggregate.Kind.SKETCH) {
             org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) b.getVector(firstColumn[a]);

@@ -507,11 +507,13 @@ final class GroupTable {
     byte[] offsets;
     /**
      * For strings read from a dictionary-encoded chunk ({@link DictionaryStrings}): each row's dictionary index, and
-     * the id of each dictionary entry met so far (-1: not yet), for the dictionary {@link #dictionary}.
+     * the id of each dictionary entry met so far (-1: not yet), for the dictionary {@link #dictionary}. An entry met
+     * for the first time is looked up by its bytes in the dictionary: the batch may not hold its rows' strings
+     * ({@link DictionaryStrings#absent}).
      */
     int[] rowEntries;
     int[] entryIds;
-    Object dictionary;
+    DictionaryStrings.Entries dictionary;
     BytesKeys() {
       Arrays.fill(small, -1);
     }
@@ -559,7 +561,7 @@ final class GroupTable {
       for (int i = lo; i < hi; i++) {
         int id = known[entries[i]];
         if (id < 0) {
-          id = idOfBytes(i);
+          id = idOfEntry(entries[i], i);
           known[entries[i]] = id;
         }
         out[i] = id;
@@ -570,26 +572,24 @@ final class GroupTable {
         int e = rowEntries[i];
         int id = entryIds[e];
         if (id < 0) {
-          id = idOfBytes(i);
+          id = idOfEntry(e, i);
           entryIds[e] = id;
         }
         return id;
       }
-      return idOfBytes(i);
-    }
-    private int idOfBytes(int i) {
-      byte[] bytes;
-      int from;
-      int to;
       if (offsets != null) {
-        bytes = data;
-        from = (int) ArrowBulk.INTS.get(offsets, 4 * i);
-        to = (int) ArrowBulk.INTS.get(offsets, 4 * i + 4);
-      } else {
-        bytes = v.getBytes(i);
-        from = 0;
-        to = bytes.length;
+        return idOfBytes(i, data, (int) ArrowBulk.INTS.get(offsets, 4 * i), (int) ArrowBulk.INTS.get(offsets, 4 * i + 4));
       }
+      byte[] bytes = v.getBytes(i);
+      return idOfBytes(i, bytes, 0, bytes.length);
+    }
+    /** The id of dictionary entry {@code e}, held by row {@code i}: looked up by the entry's bytes. */
+    private int idOfEntry(int e, int i) {
+      int from = dictionary.offsets()[e];
+      return idOfBytes(i, dictionary.bytes(), from, from + dictionary.lengths()[e]);
+    }
+    /** The id of row {@code i}'s value, {@code bytes[from, to)}, made if new. */
+    private int idOfBytes(int i, byte[] bytes, int from, int to) {
       int len = to - from;
       if (len <= 1) {
         int s = len == 0 ? 0 : 1 + (bytes[from] & 0xFF);

@@ -156,7 +156,7 @@ abstract class GroupedAccumulator {
    * sum of integers: a long per group, and what overflowed it kept exactly beside it (rarely: only after an
    * overflow); only the exact total must fit, as in {@link Accumulator}'s, whatever the order of the rows.
    */
-  private static final class LongSum extends GroupedAccumulator {
+  static final class LongSum extends GroupedAccumulator {
     @Override int bytesPerGroup() { return 9; }
     final AggregateCall call;
     long[] sums = new long[0];
@@ -175,6 +175,11 @@ abstract class GroupedAccumulator {
     boolean sawNull;
     boolean updated;
     int grown;
+    /**
+     * While no NULL came: the groups that existed at the last {@link #update} (each has a value: a group is made by
+     * a row of it, and every row had one). A state {@link #merge}d keeps {@link #any} itself.
+     */
+    int rowGroups;
     LongSum(AggregateCall call) { this.call = call; }
     void grow(int count) {
       if (count > sums.length) {
@@ -201,6 +206,7 @@ abstract class GroupedAccumulator {
       long[] xs = x;
       if (hi > lo) updated = true;
       if (!sawNull) {
+        if (hi > lo) rowGroups = grown;
         for (int i = lo; i < hi; i++) {
           int g = ids[i];
           long before = s[g];
@@ -230,8 +236,46 @@ abstract class GroupedAccumulator {
       }
     }
     private void spill(int g, long value) {
+      spill(g, java.math.BigInteger.valueOf(value));
+    }
+    private void spill(int g, java.math.BigInteger value) {
       if (spilled == null) spilled = new java.math.BigInteger[sums.length];
-      spilled[g] = (spilled[g] == null ? java.math.BigInteger.ZERO : spilled[g]).add(java.math.BigInteger.valueOf(value));
+      spilled[g] = spilled[g] == null ? value : spilled[g].add(value);
+    }
+    /** Group {@code g}'s running sum (the part that fits a long; {@link #spilledOf} has the rest). */
+    long sumOf(int g) {
+      return sums[g];
+    }
+    /** What overflowed group {@code g}'s running sum (null: nothing). */
+    java.math.BigInteger spilledOf(int g) {
+      return spilled == null ? null : spilled[g];
+    }
+    /** Whether a value came for group {@code g}. */
+    boolean anyOf(int g) {
+      return sawNull ? any[g] : updated;
+    }
+    /**
+     * Folds a partial state into group {@code g}: its running sum, what overflowed it (null: nothing) and whether it
+     * had a value. Exact: the total is the same whatever the split and the order.
+     */
+    void merge(int g, long sum, java.math.BigInteger spilledPart, boolean anyValue) {
+      if (anyValue) {
+        updated = true;
+        any[g] = true; // kept for merged groups even before a NULL: a state may come without a value
+      } else if (!sawNull) {
+        // a state without a value: from now on whether a group has one is read from any; the groups of rows so far
+        // have one (not the groups of states not yet merged, made by the same batch as this one)
+        sawNull = true;
+        Arrays.fill(any, 0, rowGroups, true);
+      }
+      long before = sums[g];
+      long total = before + sum;
+      if (((before ^ total) & (sum ^ total)) < 0) {
+        spill(g, before);
+        total = sum;
+      }
+      sums[g] = total;
+      if (spilledPart != null) spill(g, spilledPart);
     }
     Object result(int g) {
       if (sawNull ? !any[g] : !updated) return null;

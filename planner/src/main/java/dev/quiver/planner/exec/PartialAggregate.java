@@ -28,8 +28,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * what spilled past a long as text, and the count; overflow is checked on the final total, as before), sum and avg
  * of doubles (the compensated pair of {@link CompensatedSum} and the count: the answer is the exact sum rounded
  * once, whatever the order and the split), min and max, bool_and and bool_or, approx_count_distinct (the sketch,
- * merged exactly: the same hashes, the same registers). DISTINCT aggregates, sums of integers (exact, but slower
- * split: see {@link #kind}) and the other analytic aggregates (percentiles keep every value; variance and
+ * merged exactly: the same hashes, the same registers), sums of integers (under at most one key: {@link
+ * #splittable}; the running sum and what overflowed it, so only the exact total must fit). DISTINCT aggregates and
+ * the other analytic aggregates (percentiles keep every value; variance and
  * corr/covar/regr_* are not compensated; arg_min/arg_max answer ties in input order) keep the single-phase plan.
  * Groups come out in order of their first row, per task and so overall, as a single-phase aggregation numbers them.
  */
@@ -42,6 +43,11 @@ final class PartialAggregate {
     DECIMAL,
     /** sum and avg of doubles: the compensated pair ({@link CompensatedSum}) as two DOUBLEs, the BIGINT count. */
     DOUBLE,
+    /**
+     * sum of integers: the BIGINT running sum, what overflowed it as text (or NULL), and 1 when some value came (else
+     * 0); merged exactly, so only the final total must fit BIGINT.
+     */
+    LONG_SUM,
     /** approx_count_distinct: the sketch as VARBINARY ({@link HyperLogLog#serialize}); merged exactly. */
     SKETCH,
     /** min, max, bool_and, bool_or: the value (NULL when none); merged by min / max / AND / OR. */
@@ -56,9 +62,9 @@ final class PartialAggregate {
     if (call.arg() == null || call.func() == LogicalPlan.AggFunc.COUNT) return Kind.COUNT;
     Kernels.Family family = Kernels.family(call.arg().type());
     return switch (call.func()) {
-      // a sum of integers is not split (yet): its answer and error do not depend on the order of the rows (only the
-      // exact total must fit), but split it measured 10-14% slower on TPC-H SF 1 (bench/results/aggregation.md)
-      case SUM -> family == Kernels.Family.DECIMAL ? Kind.DECIMAL : family == Kernels.Family.DOUBLE ? Kind.DOUBLE : null;
+      // a sum of integers: its answer and error do not depend on the order of the rows (only the exact total must fit)
+      case SUM -> family == Kernels.Family.DECIMAL ? Kind.DECIMAL : family == Kernels.Family.DOUBLE ? Kind.DOUBLE
+          : family == Kernels.Family.LONG ? Kind.LONG_SUM : null;
       case AVG -> family == Kernels.Family.LONG || family == Kernels.Family.DECIMAL ? Kind.DECIMAL
           : family == Kernels.Family.DOUBLE ? Kind.DOUBLE : null;
       case MIN, MAX, BOOL_AND, BOOL_OR -> Kind.MIN_MAX;
@@ -67,9 +73,40 @@ final class PartialAggregate {
     };
   }
 
-  /** Whether every aggregate of {@code p} can be split into partial states and a final merge. */
+  /**
+   * Whether every aggregate of {@code p} can be split into partial states and a final merge, and splitting it is
+   * measured to pay. A sum of integers is split only without GROUP BY (a task's state is one row: an ungrouped sum
+   * of SF 1 lineitem ran 5-15% faster split) or under one string key straight off the scan that the tasks take by
+   * dictionary index ({@link #keyByIndex}: the split then saves making the key's strings; H2O q1 ran 10-15% faster,
+   * TPC-H's 3 return flags 12%). Under an integer key or several keys its tasks' states are many (10,000 a task under
+   * l_suppkey, 820,000 state rows in all merged on one thread) and the single-phase plan, whose one thread folds the
+   * rows while the scan's threads decode, measured 22-30% faster ({@code bench/results/aggregation.md}).
+   */
   static boolean splittable(LogicalPlan.Aggregate p) {
-    for (AggregateCall c : p.aggregates()) if (kind(c) == null) return false;
+    for (AggregateCall c : p.aggregates()) {
+      Kind kind = kind(c);
+      if (kind == null || kind == Kind.LONG_SUM && !p.groups().isEmpty() && !keyByIndex(p)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether {@code p} groups by one string column of the scan right below it that no aggregate reads: the column the
+   * scan's tasks may hand as dictionary indexes ({@code ScanPipeline#keysByIndex}).
+   */
+  static boolean keyByIndex(LogicalPlan.Aggregate p) {
+    if (p.groups().size() != 1 || !(p.input() instanceof LogicalPlan.TableScan)) return false;
+    if (!(p.groups().get(0).expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef ref)
+        || !(ref.type() instanceof ArrowType.Utf8)) {
+      return false;
+    }
+    for (AggregateCall c : p.aggregates()) {
+      if (c.arg() != null && dev.quiver.planner.expr.Exprs.columns(c.arg()).contains(ref.name())) return false;
+      if (c.arg2() != null && dev.quiver.planner.expr.Exprs.columns(c.arg2()).contains(ref.name())) return false;
+      for (LogicalPlan.SortKey o : c.orderBy()) {
+        if (dev.quiver.planner.expr.Exprs.columns(o.expr()).contains(ref.name())) return false;
+      }
+    }
     return true;
   }
 
@@ -93,6 +130,11 @@ final class PartialAggregate {
           fields.add(nullable(prefix + "lo", dbl));
           fields.add(nullable(prefix + "count", bigint));
         }
+        case LONG_SUM -> {
+          fields.add(nullable(prefix + "sum", bigint));
+          fields.add(nullable(prefix + "spilled", ArrowType.Utf8.INSTANCE));
+          fields.add(nullable(prefix + "any", bigint));
+        }
         case SKETCH -> fields.add(nullable(prefix + "sketch", ArrowType.Binary.INSTANCE));
         case MIN_MAX -> fields.add(nullable(prefix + c.func().sqlName(), c.type()));
       }
@@ -106,10 +148,20 @@ final class PartialAggregate {
 
   /**
    * What every task's partial aggregation computes (immutable, shared by the tasks): the key and argument
-   * expressions over the pipeline's batches, the aggregates, and the schema of the states.
+   * expressions over the pipeline's batches (and the keys' logical expressions: empty when not known), the
+   * aggregates, and the schema of the states.
    */
   record Spec(List<PhysicalExpr> keys, List<PhysicalExpr> args, List<AggregateCall> calls, List<ArrowType> keyTypes,
-      Schema stateSchema) {
+      Schema stateSchema, List<dev.quiver.planner.expr.Expr> keyExprs) {
+    Spec {
+      keyExprs = List.copyOf(keyExprs);
+    }
+
+    Spec(List<PhysicalExpr> keys, List<PhysicalExpr> args, List<AggregateCall> calls, List<ArrowType> keyTypes,
+        Schema stateSchema) {
+      this(keys, args, calls, keyTypes, stateSchema, List.of());
+    }
+
     /** What a task that passes its rows through emits: the keys and each aggregate's argument ({@link #raw}). */
     Schema rawSchema() {
       List<Field> fields = new ArrayList<>(stateSchema.getFields().subList(0, keys.size()));
@@ -217,6 +269,18 @@ final class PartialAggregate {
             lo.set(g, d.loOf(first + g));
             n.set(g, d.countOf(first + g));
           }
+        } else if (kind == Kind.LONG_SUM) {
+          GroupedAccumulator.LongSum d = (GroupedAccumulator.LongSum) acc;
+          org.apache.arrow.vector.BigIntVector sum = (org.apache.arrow.vector.BigIntVector) out.get(col++);
+          FieldVector spilled = out.get(col++);
+          org.apache.arrow.vector.BigIntVector any = (org.apache.arrow.vector.BigIntVector) out.get(col++);
+          for (int g = 0; g < count; g++) {
+            sum.set(g, d.sumOf(first + g));
+            java.math.BigInteger s = d.spilledOf(first + g);
+            if (s != null) Vectors.set(spilled, g, s.toString());
+            else spilled.setNull(g);
+            any.set(g, d.anyOf(first + g) ? 1 : 0);
+          }
         } else if (kind == Kind.SKETCH) {
           org.apache.arrow.vector.VarBinaryVector sk = (org.apache.arrow.vector.VarBinaryVector) out.get(col++);
           for (int g = 0; g < count; g++) sk.setSafe(g, GroupedAccumulator.sketch(acc, first + g).state());
@@ -293,6 +357,7 @@ final class PartialAggregate {
       int n = b.getRowCount();
       if (n == 0) return;
       if (passing) {
+        dev.quiver.scan.read.DictionaryStrings.materialize(b); // the rows go on: their strings are made
         if (!emitted) {
           emitted = true;
           if (rows > 0) out.add(emitStates());
@@ -388,6 +453,7 @@ final class PartialAggregate {
       grouped = null;
       int n = b.getRowCount();
       if (folded < n) {
+        dev.quiver.scan.read.DictionaryStrings.materialize(b); // the rows go on: their strings are made
         if (rawSchema == null) {
           rawSchema = spec.rawSchema();
           rawExprs = spec.rawExprs();

@@ -250,12 +250,17 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       for (LogicalPlan.AggregateCall c : aggregate.aggregates()) {
         args.add(c.arg() == null ? null : ExprCompiler.compile(c.arg(), in, ctx));
       }
+      java.util.List<dev.quiver.planner.expr.Expr> keyExprs = new java.util.ArrayList<>();
+      for (LogicalPlan.NamedExpr g : aggregate.groups()) keyExprs.add(g.expr());
       partial = new PartialAggregate.Spec(keys, args, aggregate.aggregates(), keyTypes,
-          PartialAggregate.stateSchema(aggregate));
+          PartialAggregate.stateSchema(aggregate), keyExprs);
     }
     ScanPipeline pipeline = new ScanPipeline(stages, projections, expand == null ? null : expand.schema(), partial,
         allocator, cancellation);
-    if (chain.isEmpty()) pipeline.answerFromStatistics(scan.schema());
+    if (chain.isEmpty()) {
+      pipeline.answerFromStatistics(scan.schema());
+      pipeline.keysByIndex(scan.schema());
+    }
     ScanExec scanOp = new ScanExec(scan, ScanFilter.of(scan, ctx), allocator, batchRows, cancellation, pruning, scanOptions,
         pipeline, recordRowGroups);
     scans.put(scan, scanOp);

@@ -161,6 +161,37 @@ final class ScanPipeline implements BatchPipeline.Factory {
     this.statisticsColumns = columns;
   }
 
+  /** The scan columns the partial aggregation takes by dictionary index ({@link #keysByIndex(Schema)}). */
+  private java.util.Set<String> keysByIndex = java.util.Set.of();
+
+  /**
+   * Lets the tasks take string group keys as dictionary indexes ({@link BatchPipeline#keysByIndex}) when this
+   * pipeline is only a partial aggregation straight over the scan (whose output is {@code scanSchema}): the key
+   * columns that are bare string columns of the scan which no other key and no aggregate reads. The group table then
+   * maps each dictionary entry to its group once ({@link GroupTable}), and no string of those rows is made.
+   */
+  void keysByIndex(Schema scanSchema) {
+    if (!stages.isEmpty() || expand != null || partial == null) return;
+    java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+    java.util.Set<String> elsewhere = new java.util.HashSet<>();
+    for (dev.quiver.planner.expr.Expr k : partial.keyExprs()) {
+      if (k instanceof dev.quiver.planner.expr.Expr.ColumnRef ref && !keys.contains(ref.name())) keys.add(ref.name());
+      else elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(k));
+    }
+    for (LogicalPlan.AggregateCall c : partial.calls()) {
+      if (c.arg() != null) elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(c.arg()));
+      if (c.arg2() != null) elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(c.arg2()));
+      for (LogicalPlan.SortKey o : c.orderBy()) elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(o.expr()));
+    }
+    keys.removeAll(elsewhere);
+    keys.removeIf(name -> {
+      org.apache.arrow.vector.types.pojo.Field f = null;
+      for (org.apache.arrow.vector.types.pojo.Field x : scanSchema.getFields()) if (x.getName().equals(name)) f = x;
+      return f == null || !(f.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Utf8);
+    });
+    this.keysByIndex = java.util.Set.copyOf(keys);
+  }
+
   @Override
   public boolean answersFromStatistics() {
     return statisticsColumns != null;
@@ -275,6 +306,12 @@ final class ScanPipeline implements BatchPipeline.Factory {
         : new PartialAggregate.Task(partial, allocator, cancellation, sizeHint);
     /** This task's prober of each probe stage (made on first use). */
     private final HashJoinExec.Prober[] probers = new HashJoinExec.Prober[stages.size()];
+
+    @Override
+    public java.util.Set<String> keysByIndex() {
+      // only while the partial aggregation takes the scan's batches as they come, here in the task
+      return aggregate != null && end == 0 && expand == null ? ScanPipeline.this.keysByIndex : java.util.Set.of();
+    }
 
     @Override
     public void accept(VectorSchemaRoot batch, List<VectorSchemaRoot> out) {
