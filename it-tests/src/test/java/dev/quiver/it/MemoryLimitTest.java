@@ -61,8 +61,9 @@ class MemoryLimitTest {
 
   @ParameterizedTest
   @ValueSource(strings = {
-      // a hash aggregation with ~600k groups, single-phase (an integer sum is not split into states): cannot spill
-      "SELECT l_comment, count(*), sum(l_linenumber) FROM lineitem GROUP BY l_comment",
+      // a hash aggregation with ~600k groups, single-phase (an integer sum under two keys is not split into
+      // states): cannot spill
+      "SELECT l_comment, l_linestatus, count(*), sum(l_linenumber) FROM lineitem GROUP BY l_comment, l_linestatus",
       // a NOT IN building on all of lineitem (a join with keys spills instead: SpillTest)
       "SELECT count(*) FROM part WHERE p_comment NOT IN (SELECT l_comment FROM lineitem)"})
   void overTheLimitFailsCleanlyAndTheServerKeepsServing(String sql) throws Exception {

@@ -36,7 +36,9 @@ class ResourceLimitsTest {
    * ~600,000 groups held while they stream out; single-phase (an integer sum is not split into states), so it cannot
    * spill its groups as a final aggregation would.
    */
-  static final String HEAVY = "SELECT l_comment, count(*), sum(l_linenumber) FROM lineitem GROUP BY l_comment";
+  /** A single-phase aggregation (an integer sum under two keys is not split) holding ~600k groups. */
+  static final String HEAVY = "SELECT l_comment, l_linestatus, count(*), sum(l_linenumber) FROM lineitem "
+      + "GROUP BY l_comment, l_linestatus";
   /** A long result: the server streams it only as fast as the client reads. */
   static final String LONG = "SELECT * FROM lineitem";
   static final long LINEITEM_ROWS = 600_572;
