@@ -207,33 +207,26 @@ abstract class GroupedAccumulator {
       if (hi > lo) updated = true;
       if (!sawNull) {
         if (hi > lo) rowGroups = grown;
-        for (int i = lo; i < hi; i++) {
-          int g = ids[i];
-          long before = s[g];
-          long b = xs[i];
-          long sum = before + b;
-          if (((before ^ sum) & (b ^ sum)) < 0) {
-            spill(g, before);
-            sum = b;
-          }
-          s[g] = sum;
-        }
+        for (int i = lo; i < hi; i++) add(s, ids[i], xs[i]);
         return;
       }
       boolean[] a = any;
       for (int i = lo; i < hi; i++) {
         if (nulls && v.isNull(i)) continue;
         int g = ids[i];
-        long before = s[g];
-        long b = xs[i];
-        long sum = before + b;
-        if (((before ^ sum) & (b ^ sum)) < 0) {
-          spill(g, before);
-          sum = b;
-        }
-        s[g] = sum;
+        add(s, g, xs[i]);
         a[g] = true;
       }
+    }
+    /** {@code b} added to group {@code g}'s running sum {@code s[g]}; what would overflow it goes to {@link #spilled}. */
+    private void add(long[] s, int g, long b) {
+      long before = s[g];
+      long sum = before + b;
+      if (((before ^ sum) & (b ^ sum)) < 0) {
+        spill(g, before);
+        sum = b;
+      }
+      s[g] = sum;
     }
     private void spill(int g, long value) {
       spill(g, java.math.BigInteger.valueOf(value));
@@ -268,13 +261,7 @@ abstract class GroupedAccumulator {
         sawNull = true;
         Arrays.fill(any, 0, rowGroups, true);
       }
-      long before = sums[g];
-      long total = before + sum;
-      if (((before ^ total) & (sum ^ total)) < 0) {
-        spill(g, before);
-        total = sum;
-      }
-      sums[g] = total;
+      add(sums, g, sum);
       if (spilledPart != null) spill(g, spilledPart);
     }
     Object result(int g) {
