@@ -187,10 +187,24 @@ class DictionaryGroupingTest {
       plan = TestTables.explain(engine, sql, QuerySettings.DEFAULT);
       assertThat(TestTables.metric(plan, "dictionary_key_rows")).as(sql).isZero();
     }
-    // on one thread (no tasks) the strings are made as before
-    plan = TestTables.explain(engine, "SELECT s, sum(k) FROM d GROUP BY s",
-        QuerySettings.DEFAULT.withParallelPipelines(false));
-    assertThat(TestTables.metric(plan, "dictionary_key_rows")).isZero();
+    // single-phase, on the query's thread, the scan hands the indexes across with each batch
+    for (QuerySettings settings : List.of(QuerySettings.DEFAULT.withParallelPipelines(false), QuerySettings.DEFAULT)) {
+      String sql = "SELECT s, k, sum(k), count(*) FROM d GROUP BY s, k"; // two keys: an integer sum stays single-phase
+      plan = TestTables.explain(engine, sql, settings);
+      assertThat(plan).doesNotContain("mode=partial");
+      assertThat(TestTables.metric(plan, "dictionary_key_rows")).isPositive();
+      Map<List<String>, List<Long>> want = new HashMap<>();
+      for (String[] row : ROWS) {
+        List<Long> had = want.get(List.of(String.valueOf(row[0]), row[1]));
+        long k = Long.parseLong(row[1]);
+        want.put(List.of(String.valueOf(row[0]), row[1]), had == null ? List.of(k, 1L) : List.of(had.get(0) + k, had.get(1) + 1));
+      }
+      Map<List<String>, List<Long>> got = new HashMap<>();
+      for (List<Object> row : TestTables.run(engine, sql, settings)) {
+        got.put(List.of(String.valueOf(row.get(0)), String.valueOf(row.get(1))), List.of((Long) row.get(2), (Long) row.get(3)));
+      }
+      assertThat(got).isEqualTo(want);
+    }
   }
 
   @Test

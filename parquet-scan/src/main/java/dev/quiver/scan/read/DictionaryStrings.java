@@ -37,6 +37,24 @@ public final class DictionaryStrings {
   private static final AtomicReferenceArray<Slot> BY_VECTOR = new AtomicReferenceArray<>(SLOTS);
   /** The indexes handed instead of strings by this thread's scan task to its pipeline, while it does. */
   private static final ThreadLocal<List<DictionaryStrings>> HANDED = ThreadLocal.withInitial(ArrayList::new);
+  /**
+   * The indexes handed instead of strings in batches a scan hands out to the query's thread ({@link
+   * ParquetScan#withKeysByIndex}), by vector identity, until their consumer is done with the batch ({@link #received})
+   * or the scan closes.
+   */
+  private static final java.util.concurrent.ConcurrentHashMap<Identity, DictionaryStrings> ACROSS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A vector as a map key by its identity. */
+  private record Identity(FieldVector vector) {
+    @Override public boolean equals(Object o) {
+      return o instanceof Identity i && i.vector == vector;
+    }
+
+    @Override public int hashCode() {
+      return System.identityHashCode(vector);
+    }
+  }
 
   private record Slot(WeakReference<FieldVector> vector, DictionaryStrings strings) {}
 
@@ -78,9 +96,57 @@ public final class DictionaryStrings {
         return d;
       }
     }
+    if (!ACROSS.isEmpty()) {
+      DictionaryStrings d = ACROSS.get(new Identity(v));
+      if (d != null) {
+        d.read = true;
+        return d;
+      }
+    }
     Slot slot = BY_VECTOR.get(slot(v));
     DictionaryStrings d = slot == null || slot.vector().get() != v ? null : slot.strings();
     return d == null || !d.valid || d.ids == null ? null : d;
+  }
+
+  /**
+   * Moves the indexes handed {@link #instead} strings on this thread to the query's thread, with their batch: kept
+   * by vector until {@link #received} (or {@link #drop}); returns their vectors, for the scan to drop those it never
+   * hands out.
+   */
+  static List<FieldVector> sendAcross() {
+    List<DictionaryStrings> handed = HANDED.get();
+    List<FieldVector> sent = new ArrayList<>(handed.size());
+    for (DictionaryStrings d : handed) {
+      ACROSS.put(new Identity(d.absentFrom), d);
+      sent.add(d.absentFrom);
+    }
+    handed.clear();
+    return sent;
+  }
+
+  /**
+   * The consumer of {@code batch} (from a scan that hands keys by index) is done with it: its vectors' indexes are
+   * forgotten. Throws {@link IllegalStateException} — a bug, never a wrong answer — if one of them was not read by
+   * its indexes ({@link #of}).
+   */
+  public static void received(VectorSchemaRoot batch) {
+    if (ACROSS.isEmpty()) return;
+    for (FieldVector v : batch.getFieldVectors()) {
+      DictionaryStrings d = ACROSS.remove(new Identity(v));
+      if (d != null && !d.read && d.ids.length > 0) {
+        throw new IllegalStateException("a batch handed by dictionary index was read as strings");
+      }
+    }
+  }
+
+  /** How many batches' vectors have indexes sent across and not yet received (for tests). */
+  static int sentAcross() {
+    return ACROSS.size();
+  }
+
+  /** Forgets the indexes sent with {@code vectors}, if still kept (their batch was never consumed). */
+  static void drop(List<FieldVector> vectors) {
+    for (FieldVector v : vectors) ACROSS.remove(new Identity(v));
   }
 
   /** Starts keeping the indexes of {@code v}, about to be decoded from a chunk with a dictionary of strings. */

@@ -265,6 +265,22 @@ public final class ParquetScan implements AutoCloseable {
     return this;
   }
 
+  /** Output string columns handed as dictionary indexes to the query's thread ({@link #withKeysByIndex}). */
+  private java.util.Set<String> keysByIndex = java.util.Set.of();
+  /** The vectors whose indexes this scan sent across, to forget when it closes (a batch never consumed). */
+  private final java.util.Queue<FieldVector> sentAcross = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  /**
+   * Without a pipeline: hands the rows of output string columns {@code columns} as dictionary indexes, no string
+   * made, where their chunks are all dictionary-encoded ({@link DictionaryStrings#absent}). The caller promises that
+   * the one consumer of the batches reads those columns by their indexes ({@link DictionaryStrings#of}) and calls
+   * {@link DictionaryStrings#received} for each batch. Set before the first {@link #next}.
+   */
+  public ParquetScan withKeysByIndex(java.util.Set<String> columns) {
+    this.keysByIndex = java.util.Set.copyOf(columns);
+    return this;
+  }
+
   /**
    * Restricts the scan to row groups {@code rowGroups} (indexes per file path; files not named are not read at
    * all): a fragment of a query split into endpoints. Its metrics then count only these row groups. Set before
@@ -732,7 +748,7 @@ public final class ParquetScan implements AutoCloseable {
         }
       }
       indexesInstead = null;
-      java.util.Set<String> keysByIndex = pipe == null ? java.util.Set.of() : pipe.keysByIndex();
+      java.util.Set<String> keysByIndex = pipe == null ? ParquetScan.this.keysByIndex : pipe.keysByIndex();
       for (int c = 0; c < fields.size() && !keysByIndex.isEmpty(); c++) {
         String name = fields.get(c).getName();
         if (keysByIndex.contains(name) && decoders[c] != null && decoders[c].dictionaryOfStrings()
@@ -764,6 +780,7 @@ public final class ParquetScan implements AutoCloseable {
         if (indexesInstead != null) DictionaryStrings.forget(); // what a batch that failed before its hand-over left
         VectorSchemaRoot b = late ? readBatchLate(columnReaders, decoders, n) : readBatch(columnReaders, decoders, n);
         if (b != null) {
+          if (pipe == null && indexesInstead != null) sentAcross.addAll(DictionaryStrings.sendAcross());
           if (pipe == null) out.add(b);
           else if (indexesInstead == null) pipe.accept(b, out);
           else DictionaryStrings.handOver(() -> pipe.accept(b, out));
@@ -1570,6 +1587,8 @@ public final class ParquetScan implements AutoCloseable {
     inFlight.clear();
     ready.forEach(VectorSchemaRoot::close);
     ready.clear();
+    if (!sentAcross.isEmpty()) DictionaryStrings.drop(new ArrayList<>(sentAcross));
+    sentAcross.clear();
   }
 
   /** parquet-java walks a converter tree to build column readers; Quiver reads values itself. */

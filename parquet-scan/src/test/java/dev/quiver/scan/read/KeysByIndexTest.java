@@ -165,6 +165,43 @@ class KeysByIndexTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("read as strings");
   }
 
+  @Test
+  void withoutAPipelineTheIndexesCrossToTheConsumerWithTheirBatch() {
+    ScanMetrics metrics = new ScanMetrics();
+    List<String> seen = new ArrayList<>();
+    try (BufferAllocator allocator = new RootAllocator(); ScanOptions options = ScanOptions.create(2, true, true);
+        ParquetScan scan = new ParquetScan(catalog, catalog.table("t"), List.of("s", "x"),
+            new ScanPredicate.Const(true), allocator, metrics, 300, true, options).withKeysByIndex(Set.of("s"))) {
+      for (VectorSchemaRoot b = scan.next(); b != null; b = scan.next()) {
+        try (VectorSchemaRoot r = b) {
+          for (int i = 0; i < r.getRowCount(); i++) seen.add(value(r.getVector(0), i)); // read here, another thread
+          DictionaryStrings.received(r);
+        }
+      }
+    }
+    assertThat(seen).containsExactlyElementsOf(ROWS);
+    assertThat(metrics.dictionaryKeyRows()).isPositive().isLessThan(ROWS.size());
+    assertThat(DictionaryStrings.sentAcross()).isZero();
+  }
+
+  @Test
+  void aConsumerThatReadsTheStringsIsCaughtAndAnUnreadBatchIsForgottenWhenTheScanCloses() {
+    try (BufferAllocator allocator = new RootAllocator(); ScanOptions options = ScanOptions.create(2, true, true)) {
+      try (ParquetScan scan = new ParquetScan(catalog, catalog.table("t"), List.of("s", "x"),
+          new ScanPredicate.Const(true), allocator, new ScanMetrics(), 300, true, options)
+          .withKeysByIndex(Set.of("s"))) {
+        try (VectorSchemaRoot b = scan.next()) {
+          for (int i = 0; i < b.getRowCount(); i++) b.getVector(0).getObject(i); // empty strings: a bug
+          assertThatThrownBy(() -> DictionaryStrings.received(b)).isInstanceOf(IllegalStateException.class)
+              .hasMessageContaining("read as strings");
+        }
+        scan.next().close(); // a batch closed unread, never received
+        assertThat(DictionaryStrings.sentAcross()).isPositive();
+      }
+      assertThat(DictionaryStrings.sentAcross()).isZero();
+    }
+  }
+
   /** A copy of {@code b} in its own vectors (the pipeline's batch is closed after it). */
   static VectorSchemaRoot copy(VectorSchemaRoot b) {
     List<FieldVector> vectors = new ArrayList<>();

@@ -91,6 +91,12 @@ public final class AggregateExec extends Operator {
     return m;
   }
 
+  /**
+   * Whether the scan below hands some string keys as dictionary indexes ({@link ScanExec#keysByIndex}): each batch is
+   * then given back with {@code DictionaryStrings.received} once folded.
+   */
+  boolean keysByIndex;
+
   private void consume() {
     int na = accumulators.size();
     VectorSchemaRoot batch;
@@ -144,6 +150,7 @@ public final class AggregateExec extends Operator {
           long bytes = table.bytes();
           memory.add(bytes - tableBytes);
           tableBytes = bytes;
+          if (keysByIndex) dev.quiver.scan.read.DictionaryStrings.received(b);
         } finally {
           keyValues.forEach(ColumnValues::close);
           for (ColumnValues v : argValues) if (v != null) v.close();

@@ -357,8 +357,15 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       accumulators.add(Accumulator.factory(c));
     }
     String description = "AggregateExec: " + aggregateDescription(p);
-    return new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator, batchRows,
-        emptyInputGroups(p));
+    AggregateExec aggregate = new AggregateExec(input, p.schema(), keys, args, accumulators, description, allocator,
+        batchRows, emptyInputGroups(p));
+    if (input instanceof ScanExec scan && p.input() instanceof LogicalPlan.TableScan t) {
+      java.util.List<dev.quiver.planner.expr.Expr> keyExprs = new java.util.ArrayList<>();
+      for (LogicalPlan.NamedExpr g : p.groups()) keyExprs.add(g.expr());
+      // the scan's batches come to this aggregation alone: its string keys may come as dictionary indexes
+      aggregate.keysByIndex = scan.keysByIndex(ScanPipeline.keysByIndex(keyExprs, p.aggregates(), t.schema()));
+    }
+    return aggregate;
   }
 
   /**

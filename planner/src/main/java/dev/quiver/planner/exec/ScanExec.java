@@ -68,6 +68,15 @@ public final class ScanExec extends Operator {
 
   private boolean started;
 
+  /**
+   * Before the scan starts, without a pipeline: hands {@code columns} as dictionary indexes to this scan's one
+   * consumer, which must read them so and call {@code DictionaryStrings.received} for every batch; whether it does.
+   */
+  boolean keysByIndex(java.util.Set<String> columns) {
+    if (started || pipeline != null || columns.isEmpty()) return false;
+    return scan.keysByIndex(columns);
+  }
+
   @Override
   protected VectorSchemaRoot produce() {
     cancellation.check();

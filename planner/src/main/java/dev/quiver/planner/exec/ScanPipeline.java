@@ -172,13 +172,23 @@ final class ScanPipeline implements BatchPipeline.Factory {
    */
   void keysByIndex(Schema scanSchema) {
     if (!stages.isEmpty() || expand != null || partial == null) return;
+    this.keysByIndex = keysByIndex(partial.keyExprs(), partial.calls(), scanSchema);
+  }
+
+  /**
+   * Of the group keys {@code keyExprs} of an aggregation of {@code calls} straight over a scan (output {@code
+   * scanSchema}): the bare string columns that no aggregate and no other key reads, which the aggregation may take
+   * by dictionary index.
+   */
+  static java.util.Set<String> keysByIndex(List<dev.quiver.planner.expr.Expr> keyExprs,
+      List<LogicalPlan.AggregateCall> calls, Schema scanSchema) {
     java.util.Set<String> keys = new java.util.LinkedHashSet<>();
     java.util.Set<String> elsewhere = new java.util.HashSet<>();
-    for (dev.quiver.planner.expr.Expr k : partial.keyExprs()) {
+    for (dev.quiver.planner.expr.Expr k : keyExprs) {
       if (k instanceof dev.quiver.planner.expr.Expr.ColumnRef ref && !keys.contains(ref.name())) keys.add(ref.name());
       else elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(k));
     }
-    for (LogicalPlan.AggregateCall c : partial.calls()) {
+    for (LogicalPlan.AggregateCall c : calls) {
       if (c.arg() != null) elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(c.arg()));
       if (c.arg2() != null) elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(c.arg2()));
       for (LogicalPlan.SortKey o : c.orderBy()) elsewhere.addAll(dev.quiver.planner.expr.Exprs.columns(o.expr()));
@@ -189,7 +199,7 @@ final class ScanPipeline implements BatchPipeline.Factory {
       for (org.apache.arrow.vector.types.pojo.Field x : scanSchema.getFields()) if (x.getName().equals(name)) f = x;
       return f == null || !(f.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Utf8);
     });
-    this.keysByIndex = java.util.Set.copyOf(keys);
+    return java.util.Set.copyOf(keys);
   }
 
   @Override

@@ -41,6 +41,10 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table,
     return new BatchReader() {
       @Override public VectorSchemaRoot next() { return scan.next(); }
       @Override public void runtimeFilter(dev.quiver.scan.predicate.ScanPredicate filter) { scan.withRuntimeFilter(filter); }
+      @Override public boolean keysByIndex(java.util.Set<String> columns) {
+        scan.withKeysByIndex(columns);
+        return true;
+      }
       @Override public boolean topN(dev.quiver.scan.read.TopNFilter filter) {
         scan.withTopN(filter);
         return true;

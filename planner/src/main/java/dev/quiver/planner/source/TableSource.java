@@ -79,6 +79,15 @@ public interface TableSource {
     }
 
     /**
+     * Before the first {@link #next()}: whether the source hands string columns {@code columns} as dictionary indexes
+     * where it can ({@code ParquetScan#withKeysByIndex}); the caller then reads them so and calls {@code
+     * DictionaryStrings.received} for every batch. Default: no.
+     */
+    default boolean keysByIndex(java.util.Set<String> columns) {
+      return false;
+    }
+
+    /**
      * A top-N's bound on one of the source's columns, tightened while the scan runs, given before the first {@link
      * #next()}: the source may read best first and skip what cannot satisfy the bound when its turn comes (pruning
      * only). Returns whether the source takes it. Default: ignored.
