@@ -1479,16 +1479,7 @@ public final class ParquetScan implements AutoCloseable {
    */
   static boolean dictionaryOnly(BlockMetaData block, String name) {
     for (ColumnChunkMetaData c : block.getColumns()) {
-      if (!c.getPath().toDotString().equals(name)) continue;
-      org.apache.parquet.column.EncodingStats stats = c.getEncodingStats();
-      if (stats != null) return stats.hasDictionaryPages() && !stats.hasNonDictionaryEncodedPages();
-      Set<org.apache.parquet.column.Encoding> encodings = new HashSet<>(c.getEncodings());
-      // written without statistics (parquet-java before 1.9 wrote pages v1): PLAIN_DICTIONARY pages, levels RLE or
-      // BIT_PACKED; a PLAIN among them would be a page that fell back from the dictionary
-      if (!encodings.remove(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY)) return false;
-      encodings.remove(org.apache.parquet.column.Encoding.RLE);
-      encodings.remove(org.apache.parquet.column.Encoding.BIT_PACKED);
-      return encodings.isEmpty();
+      if (c.getPath().toDotString().equals(name)) return ParquetTable.dictionaryOnly(c);
     }
     return false;
   }

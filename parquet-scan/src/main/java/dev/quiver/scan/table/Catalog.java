@@ -417,6 +417,25 @@ public final class Catalog {
     long rows = 0;
     Map<String, long[]> ranges = new LinkedHashMap<>();
     java.util.Set<String> unknown = new java.util.HashSet<>();
+    // byte-array columns all of whose chunks are dictionary-encoded (a file without the column: not so)
+    java.util.Set<String> dictionary = new java.util.HashSet<>();
+    for (Field f : fields) dictionary.add(f.getName());
+    for (ParquetMetadata m : readable.values()) {
+      java.util.Set<String> inFile = new java.util.HashSet<>();
+      for (BlockMetaData b : m.getBlocks()) {
+        for (org.apache.parquet.hadoop.metadata.ColumnChunkMetaData c : b.getColumns()) {
+          if (c.getPath().size() != 1 || c.isEncrypted()) continue;
+          String col = c.getPath().toArray()[0];
+          if (c.getPrimitiveType().getPrimitiveTypeName() != org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY
+              || !ParquetTable.dictionaryOnly(c)) {
+            dictionary.remove(col);
+          }
+          inFile.add(col);
+        }
+      }
+      if (!m.getBlocks().isEmpty()) dictionary.retainAll(inFile);
+    }
+    if (readable.size() < files.size()) dictionary.clear(); // a file unread: unknown
     for (ParquetMetadata m : readable.values()) {
       for (BlockMetaData b : m.getBlocks()) {
         rows += b.getRowCount();
@@ -451,7 +470,8 @@ public final class Catalog {
       long span = e.getValue()[1] - e.getValue()[0];
       bounds.put(e.getKey(), span < 0 || span >= rows ? Math.max(1, rows) : span + 1);
     }
-    return new ParquetTable(name, files, new Schema(fields), partitionColumns, unsupported, rows, bounds);
+    dictionary.removeAll(partitionColumns);
+    return new ParquetTable(name, files, new Schema(fields), partitionColumns, unsupported, rows, bounds, dictionary);
   }
 
   /** Top-level columns with an encrypted chunk (a plaintext footer can describe them; no keys read them). */

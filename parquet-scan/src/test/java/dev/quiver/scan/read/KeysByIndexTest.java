@@ -132,6 +132,9 @@ class KeysByIndexTest {
     assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(absent[0]).as("rows of dictionary-only chunks").isPositive();
     assertThat(absent[1]).as("rows of chunks with plain pages").isPositive();
+    // so the table, by its footers, is not dictionary-encoded throughout (nor is an integer column)
+    assertThat(catalog.table("t").dictionaryEncoded("s")).isFalse();
+    assertThat(catalog.table("t").dictionaryEncoded("x")).isFalse();
     assertThat(metrics.dictionaryKeyRows()).isEqualTo(absent[0]);
   }
 

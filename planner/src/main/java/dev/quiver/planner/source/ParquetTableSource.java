@@ -25,6 +25,7 @@ public record ParquetTableSource(Catalog catalog, ParquetTable table,
   @Override public Field field(String column) { return table.field(column); }
   @Override public long rowCount() { return table.rowCount(); }
   @Override public long distinctBound(String column) { return table.distinctBound(column); }
+  @Override public boolean dictionaryEncoded(String column) { return table.dictionaryEncoded(column); }
 
   @Override
   public String describeScan() {

@@ -33,6 +33,14 @@ public interface TableSource {
     return Math.max(1, rowCount());
   }
 
+  /**
+   * Whether string column {@code column} is dictionary-encoded throughout (every chunk's pages, by the footers), so
+   * that the scan can hand all its rows by dictionary index. Default: not known, no.
+   */
+  default boolean dictionaryEncoded(String column) {
+    return false;
+  }
+
   /** The operator's line in EXPLAIN up to the columns, e.g. {@code ParquetScanExec: table=lineitem files=3}. */
   String describeScan();
 
