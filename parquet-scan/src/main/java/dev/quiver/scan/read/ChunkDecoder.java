@@ -190,7 +190,6 @@ final class ChunkDecoder {
       default -> { }
     }
     dictBytes = b;
-    dictArray = null;
     entries = null;
     dictOffset = new int[n];
     dictLength = new int[n];
@@ -637,20 +636,19 @@ final class ChunkDecoder {
     flush((BaseFixedWidthVector) v, at, count);
   }
 
-  /** The dictionary's bytes as an array ({@link #dictOffset} indexes it), made on first use ({@link #entries}). */
-  private byte[] dictArray;
+  /**
+   * The chunk's dictionary of strings as one object, its bytes an array ({@link #dictOffset} indexes it), made on first
+   * use, once per dictionary (its identity is the dictionary's).
+   */
   private DictionaryStrings.Entries entries;
 
-  /** The chunk's dictionary of strings as one object (made once per dictionary; its identity is the dictionary's). */
   DictionaryStrings.Entries entries() {
     if (entries == null) {
-      if (dictArray == null) {
-        ByteBuffer b = dictBytes.duplicate();
-        b.position(0);
-        dictArray = new byte[b.limit() + 16]; // 16 bytes of slack: short strings are copied as two longs
-        b.get(dictArray, 0, b.limit());
-      }
-      entries = new DictionaryStrings.Entries(dictArray, dictOffset, dictLength);
+      ByteBuffer b = dictBytes.duplicate();
+      b.position(0);
+      byte[] bytes = new byte[b.limit() + 16]; // 16 bytes of slack: short strings are copied as two longs
+      b.get(bytes, 0, b.limit());
+      entries = new DictionaryStrings.Entries(bytes, dictOffset, dictLength);
     }
     return entries;
   }
@@ -663,13 +661,12 @@ final class ChunkDecoder {
    * value by value cost a third of a string column's decoding).
    */
   private void gatherStrings(VarCharVector v, int at, int count) {
-    entries();
     long total = 0;
     for (int j = 0; j < count; j++) total += dictLength[idBuffer[j]];
     int start = stageStrings(v, at, count, total, total + 16); // staged with slack: short strings move as two longs
     byte[] st = stringStage;
     byte[] os = offsetStage;
-    byte[] dict = dictArray;
+    byte[] dict = entries().bytes();
     int p = 0;
     for (int j = 0; j < count; j++) {
       int id = idBuffer[j];

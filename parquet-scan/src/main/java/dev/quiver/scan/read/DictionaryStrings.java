@@ -80,6 +80,8 @@ public final class DictionaryStrings {
   private FieldVector absentFrom;
   /** Whether a consumer looked the indexes up ({@link #of}) while they were handed over. */
   private boolean read;
+  /** The scan that sent them across ({@link #sendAcross}), which forgets them when it closes; else null. */
+  private Object sender;
 
   private DictionaryStrings() {}
 
@@ -110,18 +112,15 @@ public final class DictionaryStrings {
 
   /**
    * Moves the indexes handed {@link #instead} strings on this thread to the query's thread, with their batch: kept
-   * by vector until {@link #received} (or {@link #drop}); returns their vectors, for the scan to drop those it never
-   * hands out.
+   * by vector until {@link #received}, or until {@code sender} (the scan) {@link #drop}s what it sent.
    */
-  static List<FieldVector> sendAcross() {
+  static void sendAcross(Object sender) {
     List<DictionaryStrings> handed = HANDED.get();
-    List<FieldVector> sent = new ArrayList<>(handed.size());
     for (DictionaryStrings d : handed) {
+      d.sender = sender;
       ACROSS.put(new Identity(d.absentFrom), d);
-      sent.add(d.absentFrom);
     }
     handed.clear();
-    return sent;
   }
 
   /**
@@ -144,9 +143,9 @@ public final class DictionaryStrings {
     return ACROSS.size();
   }
 
-  /** Forgets the indexes sent with {@code vectors}, if still kept (their batch was never consumed). */
-  static void drop(List<FieldVector> vectors) {
-    for (FieldVector v : vectors) ACROSS.remove(new Identity(v));
+  /** Forgets the indexes {@code sender} sent across and nobody received (their batches were never consumed). */
+  static void drop(Object sender) {
+    if (!ACROSS.isEmpty()) ACROSS.values().removeIf(d -> d.sender == sender);
   }
 
   /** Starts keeping the indexes of {@code v}, about to be decoded from a chunk with a dictionary of strings. */

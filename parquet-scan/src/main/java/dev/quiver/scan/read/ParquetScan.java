@@ -267,8 +267,6 @@ public final class ParquetScan implements AutoCloseable {
 
   /** Output string columns handed as dictionary indexes to the query's thread ({@link #withKeysByIndex}). */
   private java.util.Set<String> keysByIndex = java.util.Set.of();
-  /** The vectors whose indexes this scan sent across, to forget when it closes (a batch never consumed). */
-  private final java.util.Queue<FieldVector> sentAcross = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   /**
    * Without a pipeline: hands the rows of output string columns {@code columns} as dictionary indexes, no string
@@ -761,7 +759,6 @@ public final class ParquetScan implements AutoCloseable {
         filter = conjuncts;
         int parts = filter.parts().size();
         byIndex = new boolean[parts];
-        if (rowIds == null || rowIds.length != readFields.size()) rowIds = new int[readFields.size()][];
         verdicts = new boolean[parts][];
         verdictsFor = new ChunkDecoder[parts];
         for (int p = 0; p < parts; p++) {
@@ -780,7 +777,7 @@ public final class ParquetScan implements AutoCloseable {
         if (indexesInstead != null) DictionaryStrings.forget(); // what a batch that failed before its hand-over left
         VectorSchemaRoot b = late ? readBatchLate(columnReaders, decoders, n) : readBatch(columnReaders, decoders, n);
         if (b != null) {
-          if (pipe == null && indexesInstead != null) sentAcross.addAll(DictionaryStrings.sendAcross());
+          if (pipe == null && indexesInstead != null) DictionaryStrings.sendAcross(ParquetScan.this);
           if (pipe == null) out.add(b);
           else if (indexesInstead == null) pipe.accept(b, out);
           else DictionaryStrings.handOver(() -> pipe.accept(b, out));
@@ -1016,10 +1013,9 @@ public final class ParquetScan implements AutoCloseable {
         for (int c = 0; c < fields.size(); c++) {
           Field field = fields.get(c);
           if (indexesInstead != null && indexesInstead[c]) {
-            if (rowIds == null || rowIds.length != readFields.size()) rowIds = new int[readFields.size()][];
-            if (rowIds[c] == null || rowIds[c].length < n) rowIds[c] = new int[Math.max(n, batchRows)];
-            decoders[c].readIds(rowIds[c], n);
-            vectors.add(indexesInstead(field, decoders[c], rowIds[c], n, null, n));
+            int[] ids = rowIds(c, n);
+            decoders[c].readIds(ids, n);
+            vectors.add(indexesInstead(field, decoders[c], ids, n, null, n));
             continue;
           }
           FieldVector v = allocate(field, n, decoders[c]);
@@ -1245,8 +1241,7 @@ public final class ParquetScan implements AutoCloseable {
         if (consumed[c]) {
           throw new IllegalStateException("column " + readFields.get(c).getName() + " read before its indexes");
         }
-        if (rowIds[c] == null || rowIds[c].length < n) rowIds[c] = new int[Math.max(n, batchRows)];
-        decoders[c].readIds(rowIds[c], n);
+        decoders[c].readIds(rowIds(c, n), n);
         asIds[c] = true;
         consumed[c] = true;
       }
@@ -1406,6 +1401,13 @@ public final class ParquetScan implements AutoCloseable {
         v.close();
         throw e;
       }
+    }
+
+    /** The array for read column {@code c}'s dictionary indexes, for at least {@code n} rows, reused batch after batch. */
+    private int[] rowIds(int c, int n) {
+      if (rowIds == null || rowIds.length != readFields.size()) rowIds = new int[readFields.size()][];
+      if (rowIds[c] == null || rowIds[c].length < n) rowIds[c] = new int[Math.max(n, batchRows)];
+      return rowIds[c];
     }
 
     /** {@code part}'s verdict on each row of {@code batch} into {@code keep}; how many are kept. */
@@ -1578,8 +1580,7 @@ public final class ParquetScan implements AutoCloseable {
     inFlight.clear();
     ready.forEach(VectorSchemaRoot::close);
     ready.clear();
-    if (!sentAcross.isEmpty()) DictionaryStrings.drop(new ArrayList<>(sentAcross));
-    sentAcross.clear();
+    if (!keysByIndex.isEmpty()) DictionaryStrings.drop(this); // batches never consumed
   }
 
   /** parquet-java walks a converter tree to build column readers; Quiver reads values itself. */

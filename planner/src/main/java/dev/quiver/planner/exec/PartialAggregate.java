@@ -98,20 +98,12 @@ final class PartialAggregate {
    */
   static boolean keyByIndex(LogicalPlan.Aggregate p) {
     if (p.groups().size() != 1 || !(p.input() instanceof LogicalPlan.TableScan scan)) return false;
-    if (!(p.groups().get(0).expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef ref)
-        || !(ref.type() instanceof ArrowType.Utf8) || scan.names().indexOf(ref.name()) < 0
-        || !scan.table().dictionaryEncoded(scan.columns().get(scan.names().indexOf(ref.name())))) {
-      return false;
-    }
-    for (AggregateCall c : p.aggregates()) {
-      if (c.arg() != null && dev.quiver.planner.expr.Exprs.columns(c.arg()).contains(ref.name())) return false;
-      if (c.arg2() != null && dev.quiver.planner.expr.Exprs.columns(c.arg2()).contains(ref.name())) return false;
-      for (LogicalPlan.SortKey o : c.orderBy()) {
-        if (dev.quiver.planner.expr.Exprs.columns(o.expr()).contains(ref.name())) return false;
-      }
-    }
-    return true;
+    if (!(p.groups().get(0).expr() instanceof dev.quiver.planner.expr.Expr.ColumnRef ref)) return false;
+    int at = scan.names().indexOf(ref.name());
+    return at >= 0 && scan.table().dictionaryEncoded(scan.columns().get(at))
+        && ScanPipeline.keysByIndex(List.of(ref), p.aggregates(), scan.schema()).contains(ref.name());
   }
+
 
   /** The columns of a partial state batch: the keys as {@code p} outputs them, then each aggregate's state. */
   static Schema stateSchema(LogicalPlan.Aggregate p) {
