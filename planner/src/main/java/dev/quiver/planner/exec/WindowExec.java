@@ -71,8 +71,8 @@ public final class WindowExec extends Operator {
   /**
    * As above; with {@code partitionLimit} k > 0 — every call a {@code row_number()} over the same partitioning and
    * order, under a filter that keeps only {@code row_number <= k} — only the first k rows of each partition (by the
-   * order, ties by input order, as the stable sort numbers them) are kept, found with a bounded heap per partition,
-   * and only they are sorted and output. Their row numbers are those of the whole input: a row's number counts the
+   * order, ties by input order, as the stable sort numbers them) are kept, found with a bounded heap per partition
+   * while the input streams ({@link PartitionTopK}: only they stay buffered), and only they are sorted and output. Their row numbers are those of the whole input: a row's number counts the
    * rows before it in its partition, and every row before a kept row is kept.
    */
   WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows,
@@ -129,7 +129,23 @@ public final class WindowExec extends Operator {
     VectorSchemaRoot batch;
     List<Integer> starts = new ArrayList<>();
     long total = 0;
-    while ((batch = input.next()) != null) {
+    if (partitionLimit > 0) { // only the first rows of each partition are buffered; then numbered as below
+      Call first = calls.get(0);
+      List<ArrowType> types = new ArrayList<>();
+      for (dev.quiver.planner.expr.Expr e : first.call().partitionBy()) types.add(e.type());
+      try (PartitionTopK topK = new PartitionTopK(first.partition(), types, first.order(), partitionLimit,
+          input.schema().getFields(), batchRows, allocator, memory, PartitionTopK.COMPACT_AT)) {
+        while ((batch = input.next()) != null) topK.add(batch);
+        keptRows = topK.kept();
+        batches.addAll(topK.finish());
+      }
+    }
+    for (int b = 0; b < batches.size(); b++) {
+      starts.add((int) total);
+      total += batches.get(b).getRowCount();
+      memory.add(40L * batches.get(b).getRowCount());
+    }
+    while (partitionLimit <= 0 && (batch = input.next()) != null) {
       batches.add(batch);
       starts.add((int) total);
       total += batch.getRowCount();
@@ -162,7 +178,7 @@ public final class WindowExec extends Operator {
       for (List<ColumnValues> v : eval(first.partition())) part.add(keyColumn(v, null));
       List<KeyColumn> ordKeys = new ArrayList<>();
       for (int k = 0; k < ord.size(); k++) ordKeys.add(keyColumn(ord.get(k), first.order().get(k)));
-      sorted = partitionLimit > 0 ? sort(part, ordKeys, firstOfEachPartition(first, ordKeys)) : sort(part, ordKeys);
+      sorted = sort(part, ordKeys);
       // partition and peer boundaries
       int n = sorted.length;
       int[] peerStart = new int[n];
@@ -187,7 +203,7 @@ public final class WindowExec extends Operator {
       for (int d : group) {
         Call call = calls.get(d);
         memory.add(40L * n);
-        results[d] = new Object[rowCount]; // by global row id (with a partition limit only the kept ones are set)
+        results[d] = new Object[rowCount]; // by global row id
         Evaluation ev = new Evaluation(call, eval(call.args()), ord, sorted, peerStart, peerEnd, results[d]);
         for (int s = 0; s < n; ) {
           int e = s + 1;
@@ -304,99 +320,6 @@ public final class WindowExec extends Operator {
     int[] ids = new int[rowCount];
     for (int i = 0; i < rowCount; i++) ids[i] = i;
     return sort(part, ord, ids);
-  }
-
-  /**
-   * The global ids, ascending, of the first {@link #partitionLimit} rows of each partition of {@code call} in the
-   * order {@code ord} (ties: the earlier row first): partitions numbered by a {@link GroupTable} over the partition
-   * columns, a row compared with its partition's worst kept row only when the partition is full.
-   */
-  private int[] firstOfEachPartition(Call call, List<KeyColumn> ord) {
-    int k = (int) partitionLimit;
-    List<org.apache.arrow.vector.types.pojo.ArrowType> types = new ArrayList<>();
-    for (dev.quiver.planner.expr.Expr e : call.call().partitionBy()) types.add(e.type());
-    GroupTable partitions = types.isEmpty() ? null : new GroupTable(types);
-    List<List<ColumnValues>> partValues = eval(call.partition());
-    int[] heaps = new int[0]; // partition p's kept rows: heaps[p * k, p * k + sizes[p]), worst first
-    int[] sizes = new int[0];
-    int[] pids = new int[0];
-    long kept = 0;
-    for (int b = 0; b < batches.size(); b++) {
-      int n = batches.get(b).getRowCount();
-      if (pids.length < n) pids = new int[n];
-      if (partitions != null) {
-        List<ColumnValues> keys = new ArrayList<>();
-        for (List<ColumnValues> v : partValues) keys.add(v.get(b));
-        partitions.batch(keys, n);
-        partitions.ids(0, n, pids);
-      } else {
-        java.util.Arrays.fill(pids, 0, n, 0);
-      }
-      int count = partitions == null ? 1 : partitions.groups();
-      if (sizes.length < count) {
-        int old = sizes.length;
-        int cap = Math.max(count, 2 * old);
-        sizes = java.util.Arrays.copyOf(sizes, cap);
-        heaps = java.util.Arrays.copyOf(heaps, Math.multiplyExact(cap, k));
-        memory.add(4L * (cap - old) * (k + 1));
-      }
-      for (int i = 0; i < n; i++) {
-        int g = batchStart[b] + i;
-        int p = pids[i];
-        int at = p * k;
-        int size = sizes[p];
-        if (size < k) {
-          heaps[at + size] = g;
-          sizes[p] = size + 1;
-          siftUp(heaps, at, size, ord);
-          kept++;
-        } else if (compare(ord, g, heaps[at]) < 0) { // better than the worst kept (a tie is not: it came later)
-          heaps[at] = g;
-          siftDown(heaps, at, k, ord);
-        }
-      }
-    }
-    int total = 0;
-    int partitionCount = partitions == null ? (rowCount > 0 ? 1 : 0) : partitions.groups();
-    for (int p = 0; p < partitionCount; p++) total += sizes[p];
-    int[] ids = new int[total];
-    int o = 0;
-    for (int p = 0; p < partitionCount; p++) for (int j = 0; j < sizes[p]; j++) ids[o++] = heaps[p * k + j];
-    java.util.Arrays.sort(ids);
-    keptRows = total;
-    if (partitions != null) memory.add(partitions.bytes());
-    return ids;
-  }
-
-  /** Whether kept row {@code a} sorts after kept row {@code b} (the heap's top is its worst row). */
-  private boolean worse(List<KeyColumn> ord, int a, int b) {
-    int c = compare(ord, a, b);
-    return c > 0 || c == 0 && a > b;
-  }
-
-  private void siftUp(int[] h, int at, int i, List<KeyColumn> ord) {
-    while (i > 0) {
-      int parent = (i - 1) >>> 1;
-      if (!worse(ord, h[at + i], h[at + parent])) return;
-      int t = h[at + i];
-      h[at + i] = h[at + parent];
-      h[at + parent] = t;
-      i = parent;
-    }
-  }
-
-  private void siftDown(int[] h, int at, int size, List<KeyColumn> ord) {
-    int i = 0;
-    while (true) {
-      int l = 2 * i + 1;
-      if (l >= size) return;
-      int w = l + 1 < size && worse(ord, h[at + l + 1], h[at + l]) ? l + 1 : l;
-      if (!worse(ord, h[at + w], h[at + i])) return;
-      int t = h[at + i];
-      h[at + i] = h[at + w];
-      h[at + w] = t;
-      i = w;
-    }
   }
 
   /** Global ids {@code ids} (ascending) sorted by {@code part} then {@code ord}, stably, as row references. */

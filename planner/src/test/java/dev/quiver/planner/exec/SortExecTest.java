@@ -48,7 +48,7 @@ class SortExecTest {
     allocator.close();
   }
 
-  private static List<Object[]> rows(Random r, int n) {
+  static List<Object[]> rows(Random r, int n) {
     double[] doubles = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8000000000123L), 1.5, -2.25,
         Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, -Double.MAX_VALUE};
     long[] longs = {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1};
@@ -88,7 +88,7 @@ class SortExecTest {
   }
 
   /** The ids of the rows, stably sorted by {@code specs} (List.sort is stable: ties keep input order). */
-  private static List<Long> expected(List<Object[]> rows, List<Spec> specs) {
+  static List<Long> expected(List<Object[]> rows, List<Spec> specs) {
     Comparator<Object[]> cmp = (x, y) -> {
       for (Spec s : specs) {
         Object a = x[s.column()];
