@@ -2,6 +2,7 @@ package dev.quiver.planner.exec;
 
 import dev.quiver.common.ErrorCode;
 import dev.quiver.common.QuiverException;
+import dev.quiver.planner.kernel.BatchValues;
 import dev.quiver.planner.kernel.Casts;
 import dev.quiver.planner.kernel.ColumnValues;
 import dev.quiver.planner.kernel.Kernels;
@@ -60,8 +61,20 @@ public final class WindowExec extends Operator {
   private final List<ColumnValues> evaluated = new ArrayList<>();
   private int[] batchStart;
   private int rowCount;
+  /** Expressions evaluated over every batch, once each. */
+  private final java.util.IdentityHashMap<PhysicalExpr, List<ColumnValues>> evaluatedBy = new java.util.IdentityHashMap<>();
+  /** With buckets: every row's global id, grouped by bucket ({@code bucketStarts}); null: one bucket of all rows. */
+  private int[] bucketRows;
+  private int[] bucketStarts;
+  private int bucketCount;
+  private int bucket;
+  /** The current bucket: its rows (local ids {@code [0, localRows)}) as references into the batches. */
+  private int localRows;
+  private long[] localRefs;
+  /** Each call's results by local id; the output order as references and as local ids. */
   private Object[][] results;
   private long[] order;
+  private int[] orderLocal;
   private int emitted;
 
   WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows) {
@@ -91,12 +104,13 @@ public final class WindowExec extends Operator {
   @Override public List<Operator> children() { return List.of(input); }
   @Override public String describe() { return description; }
 
-  /** With a per-partition limit: the rows it kept, {@code kept_rows}. */
+  /** With a per-partition limit: the rows it kept, {@code kept_rows}; when split, the number of {@code buckets}. */
   @Override
   public Map<String, Long> metrics() {
-    if (partitionLimit <= 0) return super.metrics();
+    if (partitionLimit <= 0 && bucketCount <= 1) return super.metrics();
     Map<String, Long> m = new java.util.LinkedHashMap<>(super.metrics());
     if (keptRows >= 0) m.put("kept_rows", keptRows);
+    if (bucketCount > 1) m.put("buckets", (long) bucketCount);
     return m;
   }
 
@@ -110,15 +124,19 @@ public final class WindowExec extends Operator {
     }
   }
 
-  /** Each expression's values per batch. */
+  /** Each expression's values per batch (evaluated at the first call, kept for the next buckets). */
   private List<List<ColumnValues>> eval(List<PhysicalExpr> exprs) {
     List<List<ColumnValues>> out = new ArrayList<>();
     for (PhysicalExpr e : exprs) {
-      List<ColumnValues> perBatch = new ArrayList<>();
-      for (VectorSchemaRoot b : batches) {
-        ColumnValues v = e.eval(b, allocator);
-        evaluated.add(v);
-        perBatch.add(v);
+      List<ColumnValues> perBatch = evaluatedBy.get(e);
+      if (perBatch == null) {
+        perBatch = new ArrayList<>();
+        for (VectorSchemaRoot b : batches) {
+          ColumnValues v = e.eval(b, allocator);
+          evaluated.add(v);
+          perBatch.add(v);
+        }
+        evaluatedBy.put(e, perBatch);
       }
       out.add(perBatch);
     }
@@ -143,13 +161,11 @@ public final class WindowExec extends Operator {
     for (int b = 0; b < batches.size(); b++) {
       starts.add((int) total);
       total += batches.get(b).getRowCount();
-      memory.add(40L * batches.get(b).getRowCount());
     }
     while (partitionLimit <= 0 && (batch = input.next()) != null) {
       batches.add(batch);
       starts.add((int) total);
       total += batch.getRowCount();
-      memory.add(40L * batch.getRowCount());
       if (total > Integer.MAX_VALUE - 16) {
         throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "the window function's input has more than "
             + (Integer.MAX_VALUE - 16) + " rows");
@@ -157,8 +173,102 @@ public final class WindowExec extends Operator {
     }
     rowCount = (int) total;
     batchStart = starts.stream().mapToInt(Integer::intValue).toArray();
+    buckets();
+  }
+
+  /**
+   * Splits the input into buckets of whole partitions when it is large for the query's memory and every call has the
+   * same PARTITION BY: the partitions are numbered by a {@link GroupTable} over the partition columns and packed, in
+   * the order they first appear, into buckets of about {@link #bucketTarget} rows (a larger partition alone); each
+   * bucket is then sorted and evaluated on its own, and its rows output before the next is begun, so the sort's
+   * indexes, the key columns and the results are held for one bucket at a time. Otherwise one bucket holds every row.
+   */
+  private void buckets() {
+    bucketRows = null;
+    bucketCount = rowCount == 0 ? 0 : 1;
+    long target = bucketTarget();
+    List<dev.quiver.planner.expr.Expr> partitionBy = calls.get(0).call().partitionBy();
+    boolean same = !partitionBy.isEmpty();
+    for (Call c : calls) same &= c.call().partitionBy().equals(partitionBy);
+    if (!same || rowCount <= target) return;
+    List<ArrowType> types = new ArrayList<>();
+    for (dev.quiver.planner.expr.Expr e : partitionBy) types.add(e.type());
+    GroupTable partitions = new GroupTable(types);
+    List<List<ColumnValues>> values = eval(calls.get(0).partition());
+    int[] groupOf = new int[rowCount];
+    memory.add(8L * rowCount);
+    int[] ids = new int[batchRows];
+    for (int b = 0; b < batches.size(); b++) {
+      int n = batches.get(b).getRowCount();
+      if (ids.length < n) ids = new int[n];
+      List<ColumnValues> keys = new ArrayList<>();
+      for (List<ColumnValues> v : values) keys.add(v.get(b));
+      partitions.batch(keys, n);
+      partitions.ids(0, n, ids);
+      System.arraycopy(ids, 0, groupOf, batchStart[b], n);
+      tick();
+    }
+    memory.add(partitions.bytes());
+    int groups = partitions.groups();
+    long[] sizes = new long[groups];
+    for (int g : groupOf) sizes[g]++;
+    int[] bucketOf = new int[groups];
+    int bucket = 0;
+    long filled = 0;
+    for (int g = 0; g < groups; g++) {
+      if (filled > 0 && filled + sizes[g] > target) {
+        bucket++;
+        filled = 0;
+      }
+      bucketOf[g] = bucket;
+      filled += sizes[g];
+    }
+    bucketCount = bucket + 1;
+    if (bucketCount == 1) return;
+    // the rows of each bucket, ascending (a counting sort by bucket keeps input order within one)
+    bucketStarts = new int[bucketCount + 1];
+    for (int g : groupOf) bucketStarts[bucketOf[g] + 1]++;
+    for (int k = 0; k < bucketCount; k++) bucketStarts[k + 1] += bucketStarts[k];
+    int[] next = bucketStarts.clone();
+    int[] rows = new int[rowCount];
+    for (int r = 0; r < rowCount; r++) rows[next[bucketOf[groupOf[r]]]++] = r;
+    bucketRows = rows;
+  }
+
+  /** Rows a bucket should hold: a quarter of the query's memory at about 128 bytes a row, at least 4,096. */
+  private long bucketTarget() {
+    long limit = allocator.getLimit();
+    return Math.max(4096, limit / 4 / 128);
+  }
+
+  /** Sorts and evaluates the next bucket; false when every bucket is done. */
+  private boolean nextBucket() {
+    if (bucket >= bucketCount) return false;
+    memory.reset();
+    if (bucketRows != null) memory.add(4L * rowCount);
+    int from = bucketRows == null ? 0 : bucketStarts[bucket];
+    int to = bucketRows == null ? rowCount : bucketStarts[bucket + 1];
+    bucket++;
+    int m = to - from;
+    localRows = m;
+    localRefs = new long[m];
+    memory.add(8L * m);
+    if (bucketRows == null) {
+      int o = 0;
+      for (int b = 0; b < batches.size(); b++) {
+        int n = batches.get(b).getRowCount();
+        for (int i = 0; i < n; i++) localRefs[o++] = Rows.ref(b, i);
+      }
+    } else {
+      int b = 0;
+      for (int l = 0; l < m; l++) {
+        int g = bucketRows[from + l];
+        while (b + 1 < batchStart.length && batchStart[b + 1] <= g) b++; // ascending: the batch only moves forward
+        localRefs[l] = Rows.ref(b, g - batchStart[b]);
+      }
+    }
     results = new Object[calls.size()][];
-    long[] sorted = null;
+    int[] sorted = null;
     // calls with the same partition and order share one sort
     boolean[] done = new boolean[calls.size()];
     for (int c = 0; c < calls.size(); c++) {
@@ -179,15 +289,17 @@ public final class WindowExec extends Operator {
       List<KeyColumn> ordKeys = new ArrayList<>();
       for (int k = 0; k < ord.size(); k++) ordKeys.add(keyColumn(ord.get(k), first.order().get(k)));
       sorted = sort(part, ordKeys);
+      long[] refs = new long[m];
+      memory.add(8L * m);
+      for (int p = 0; p < m; p++) refs[p] = localRefs[sorted[p]];
       // partition and peer boundaries
-      int n = sorted.length;
-      int[] peerStart = new int[n];
-      int[] peerEnd = new int[n];
-      memory.add(8L * n);
+      int[] peerStart = new int[m];
+      int[] peerEnd = new int[m];
+      memory.add(8L * m);
       int ps = 0;
-      while (ps < n) {
+      while (ps < m) {
         int pe = ps + 1;
-        while (pe < n && equal(part, sorted[pe - 1], sorted[pe])) pe++;
+        while (pe < m && equal(part, sorted[pe - 1], sorted[pe])) pe++;
         int g = ps;
         while (g < pe) {
           int ge = g + 1;
@@ -202,22 +314,28 @@ public final class WindowExec extends Operator {
       }
       for (int d : group) {
         Call call = calls.get(d);
-        memory.add(40L * n);
-        results[d] = new Object[rowCount]; // by global row id
-        Evaluation ev = new Evaluation(call, eval(call.args()), ord, sorted, peerStart, peerEnd, results[d]);
-        for (int s = 0; s < n; ) {
+        memory.add(40L * m);
+        results[d] = new Object[m]; // by the row's place in the bucket
+        Evaluation ev = new Evaluation(call, eval(call.args()), ord, refs, sorted, peerStart, peerEnd, results[d]);
+        for (int s = 0; s < m; ) {
           int e = s + 1;
-          while (e < n && equal(part, sorted[e - 1], sorted[e])) e++;
+          while (e < m && equal(part, sorted[e - 1], sorted[e])) e++;
           ev.partition(s, e);
           s = e;
         }
       }
+      if (c + 1 >= calls.size() || allDone(done)) {
+        order = refs;
+        orderLocal = sorted;
+      }
     }
-    order = sorted == null ? new long[0] : sorted;
+    emitted = 0;
+    return true;
   }
 
-  private int global(long ref) {
-    return batchStart[Rows.batch(ref)] + Rows.row(ref);
+  private static boolean allDone(boolean[] done) {
+    for (boolean d : done) if (!d) return false;
+    return true;
   }
 
   /**
@@ -238,56 +356,68 @@ public final class WindowExec extends Operator {
       this.family = key != null ? key.family() : perBatch.isEmpty() ? Kernels.Family.NULL : Kernels.family(perBatch.get(0).type());
       this.ascending = key == null || key.ascending();
       this.nullsFirst = key == null || key.nullsFirst();
-      nulls = new boolean[rowCount];
-      memory.add(9L * rowCount);
+      int m = localRows;
+      nulls = new boolean[m];
+      memory.add(9L * m);
       switch (family) {
-        case LONG, ULONG -> longs = new long[rowCount];
-        case DOUBLE -> doubles = new double[rowCount];
-        case DECIMAL -> longs = new long[rowCount];
-        default -> objects = new Object[rowCount];
+        case LONG, ULONG -> longs = new long[m];
+        case DOUBLE -> doubles = new double[m];
+        case DECIMAL -> longs = new long[m];
+        default -> objects = new Object[m];
       }
-      for (int b = 0; b < perBatch.size(); b++) {
-        ColumnValues v = perBatch.get(b);
-        int n = batches.get(b).getRowCount();
-        int base = batchStart[b];
-        for (int i = 0; i < n; i++) {
-          int g = base + i;
-          if (v.isNull(i)) {
-            nulls[g] = true;
-            continue;
-          }
-          switch (family) {
-            case LONG, ULONG -> longs[g] = v.getLong(i);
-            case DOUBLE -> doubles[g] = v.getDouble(i);
-            case DECIMAL -> {
-              if (longs != null) {
-                try {
-                  longs[g] = v.getUnscaledLong(i);
-                  continue;
-                } catch (ArithmeticException wide) {
-                  toObjects(perBatch, b, i);
-                }
+      // the bucket's rows are in input order: each batch's values read once, in bulk where typed
+      int current = -1;
+      ColumnValues v = null;
+      boolean anyNull = false;
+      long[] batchLongs = null;
+      double[] batchDoubles = null;
+      for (int l = 0; l < m; l++) {
+        long ref = localRefs[l];
+        int b = Rows.batch(ref);
+        int i = Rows.row(ref);
+        if (b != current) {
+          current = b;
+          v = perBatch.get(b);
+          anyNull = BatchValues.anyNull(v);
+          int n = batches.get(b).getRowCount();
+          if (family == Kernels.Family.LONG || family == Kernels.Family.ULONG) batchLongs = BatchValues.longs(v, n, batchLongs);
+          else if (family == Kernels.Family.DOUBLE) batchDoubles = BatchValues.doubles(v, n, batchDoubles);
+        }
+        if (anyNull && v.isNull(i)) {
+          nulls[l] = true;
+          continue;
+        }
+        switch (family) {
+          case LONG, ULONG -> longs[l] = batchLongs[i];
+          case DOUBLE -> doubles[l] = batchDoubles[i];
+          case DECIMAL -> {
+            if (longs != null) {
+              try {
+                longs[l] = v.getUnscaledLong(i);
+                continue;
+              } catch (ArithmeticException wide) {
+                toObjects(perBatch, l);
               }
-              objects[g] = v.getDecimal(i);
             }
-            default -> {
-              Object x = v.getObject(i);
-              // text compares by its UTF-8 bytes: converted once, not at every comparison
-              objects[g] = x instanceof String str ? str.getBytes(java.nio.charset.StandardCharsets.UTF_8) : x;
-            }
+            objects[l] = v.getDecimal(i);
+          }
+          default -> {
+            Object x = v.getObject(i);
+            // text compares by its UTF-8 bytes: converted once, not at every comparison
+            objects[l] = x instanceof String str ? str.getBytes(java.nio.charset.StandardCharsets.UTF_8) : x;
           }
         }
       }
     }
 
-    /** Wide decimals: every value so far becomes an object too. */
-    private void toObjects(List<ColumnValues> perBatch, int upToBatch, int upToRow) {
-      objects = new Object[rowCount];
-      memory.add(24L * rowCount);
-      for (int b = 0; b <= upToBatch; b++) {
-        ColumnValues v = perBatch.get(b);
-        int n = b == upToBatch ? upToRow : batches.get(b).getRowCount();
-        for (int i = 0; i < n; i++) if (!v.isNull(i)) objects[batchStart[b] + i] = v.getDecimal(i);
+    /** Wide decimals: every value before local id {@code upTo} becomes an object too. */
+    private void toObjects(List<ColumnValues> perBatch, int upTo) {
+      objects = new Object[localRows];
+      memory.add(24L * localRows);
+      for (int l = 0; l < upTo; l++) {
+        ColumnValues v = perBatch.get(Rows.batch(localRefs[l]));
+        int i = Rows.row(localRefs[l]);
+        if (!v.isNull(i)) objects[l] = v.getDecimal(i);
       }
       longs = null;
     }
@@ -315,37 +445,17 @@ public final class WindowExec extends Operator {
     return new KeyColumn(perBatch, key);
   }
 
-  /** The row references in the order of (partition keys, order keys), stable. */
-  private long[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
-    int[] ids = new int[rowCount];
-    for (int i = 0; i < rowCount; i++) ids[i] = i;
-    return sort(part, ord, ids);
-  }
-
-  /** Global ids {@code ids} (ascending) sorted by {@code part} then {@code ord}, stably, as row references. */
-  private long[] sort(List<KeyColumn> part, List<KeyColumn> ord, int[] ids) {
+  /** The bucket's local ids in the order of (partition keys, order keys), stable. */
+  private int[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
     List<KeyColumn> keys = new ArrayList<>(part);
     keys.addAll(ord);
-    int count = ids.length;
+    int count = localRows;
     memory.add(8L * count);
+    int[] ids = new int[count];
+    for (int i = 0; i < count; i++) ids[i] = i;
     int[] aux = ids.clone();
     mergeSort(aux, ids, 0, count, keys);
-    long[] out = new long[count];
-    int b = 0;
-    for (int i = 0; i < count; i++) {
-      int g = ids[i];
-      // the batch holding global row g
-      int lo = 0;
-      int hi = batchStart.length - 1;
-      while (lo < hi) {
-        int m = (lo + hi + 1) >>> 1;
-        if (batchStart[m] <= g) lo = m;
-        else hi = m - 1;
-      }
-      b = lo;
-      out[i] = Rows.ref(b, g - batchStart[b]);
-    }
-    return out;
+    return ids;
   }
 
   private int compare(List<KeyColumn> keys, int a, int b) {
@@ -384,10 +494,8 @@ public final class WindowExec extends Operator {
     }
   }
 
-  private boolean equal(List<KeyColumn> keys, long a, long b) {
-    int ga = global(a);
-    int gb = global(b);
-    for (KeyColumn k : keys) if (k.compare(ga, gb) != 0) return false;
+  private boolean equal(List<KeyColumn> keys, int a, int b) {
+    for (KeyColumn k : keys) if (k.compare(a, b) != 0) return false;
     return true;
   }
 
@@ -397,7 +505,9 @@ public final class WindowExec extends Operator {
     final WindowCall wc;
     final List<List<ColumnValues>> args;
     final List<List<ColumnValues>> ord;
+    /** The rows in the sort's order, as references and as local ids (results are kept by local id). */
     final long[] sorted;
+    final int[] local;
     final int[] peerStart;
     final int[] peerEnd;
     final Object[] out;
@@ -405,8 +515,9 @@ public final class WindowExec extends Operator {
     int[] groupOf;
     int[] groupStart;
 
-    Evaluation(Call call, List<List<ColumnValues>> args, List<List<ColumnValues>> ord, long[] sorted, int[] peerStart,
-        int[] peerEnd, Object[] out) {
+    Evaluation(Call call, List<List<ColumnValues>> args, List<List<ColumnValues>> ord, long[] sorted, int[] local,
+        int[] peerStart, int[] peerEnd, Object[] out) {
+      this.local = local;
       this.call = call;
       this.wc = call.call();
       this.args = args;
@@ -429,7 +540,7 @@ public final class WindowExec extends Operator {
     }
 
     void set(int p, Object v) {
-      out[global(sorted[p])] = v;
+      out[local[p]] = v;
     }
 
     void partition(int ps, int pe) {
@@ -962,8 +1073,10 @@ public final class WindowExec extends Operator {
 
   @Override
   protected VectorSchemaRoot produce() {
-    if (results == null) consume();
-    if (emitted >= order.length) return null;
+    if (batchStart == null) consume();
+    while (order == null || emitted >= order.length) {
+      if (!nextBucket()) return null;
+    }
     int count = Math.min(batchRows, order.length - emitted);
     List<Field> fields = schema.getFields();
     int inputColumns = input.schema().getFields().size();
@@ -974,7 +1087,7 @@ public final class WindowExec extends Operator {
         FieldVector v = Vectors.create(f.getName(), f.getType(), allocator, count);
         vectors.add(v);
         Object[] r = results[c];
-        for (int k = 0; k < count; k++) Vectors.set(v, k, r[global(order[emitted + k])]);
+        for (int k = 0; k < count; k++) Vectors.set(v, k, r[orderLocal[emitted + k]]);
         v.setValueCount(count);
       }
     } catch (RuntimeException e) {
@@ -990,6 +1103,7 @@ public final class WindowExec extends Operator {
     super.close();
     evaluated.forEach(ColumnValues::close);
     evaluated.clear();
+    evaluatedBy.clear();
     batches.forEach(VectorSchemaRoot::close);
     batches.clear();
     results = null;
