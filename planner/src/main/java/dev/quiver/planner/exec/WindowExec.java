@@ -66,6 +66,8 @@ public final class WindowExec extends Operator {
   /** With buckets: every row's global id, grouped by bucket ({@code bucketStarts}); null: one bucket of all rows. */
   private int[] bucketRows;
   private int[] bucketStarts;
+  /** With buckets: every row's partition number (by global id). */
+  private int[] partitionOf;
   private int bucketCount;
   private int bucket;
   /** The current bucket: its rows (local ids {@code [0, localRows)}) as references into the batches. */
@@ -233,6 +235,7 @@ public final class WindowExec extends Operator {
     int[] rows = new int[rowCount];
     for (int r = 0; r < rowCount; r++) rows[next[bucketOf[groupOf[r]]]++] = r;
     bucketRows = rows;
+    partitionOf = groupOf;
   }
 
   /** Rows a bucket should hold: a quarter of the query's memory at about 128 bytes a row, at least 4,096. */
@@ -245,7 +248,7 @@ public final class WindowExec extends Operator {
   private boolean nextBucket() {
     if (bucket >= bucketCount) return false;
     memory.reset();
-    if (bucketRows != null) memory.add(4L * rowCount);
+    if (bucketRows != null) memory.add(8L * rowCount); // bucketRows, partitionOf
     int from = bucketRows == null ? 0 : bucketStarts[bucket];
     int to = bucketRows == null ? rowCount : bucketStarts[bucket + 1];
     bucket++;
@@ -285,7 +288,8 @@ public final class WindowExec extends Operator {
       Call first = calls.get(c);
       List<List<ColumnValues>> ord = eval(first.order().stream().map(SortExec.Key::expr).toList());
       List<KeyColumn> part = new ArrayList<>();
-      for (List<ColumnValues> v : eval(first.partition())) part.add(keyColumn(v, null));
+      long[] partitionIds = partitionIds(first);
+      if (partitionIds != null) part.add(new KeyColumn(partitionIds));
       List<KeyColumn> ordKeys = new ArrayList<>();
       for (int k = 0; k < ord.size(); k++) ordKeys.add(keyColumn(ord.get(k), first.order().get(k)));
       sorted = sort(part, ordKeys);
@@ -351,6 +355,16 @@ public final class WindowExec extends Operator {
     long[] longs;
     double[] doubles;
     Object[] objects;
+    boolean anyNulls;
+
+    /** A partition's number as the key: any consistent order of the partitions groups them. */
+    KeyColumn(long[] ids) {
+      family = Kernels.Family.LONG;
+      ascending = true;
+      nullsFirst = true;
+      nulls = new boolean[ids.length];
+      longs = ids;
+    }
 
     KeyColumn(List<ColumnValues> perBatch, SortExec.Key key) {
       this.family = key != null ? key.family() : perBatch.isEmpty() ? Kernels.Family.NULL : Kernels.family(perBatch.get(0).type());
@@ -385,6 +399,7 @@ public final class WindowExec extends Operator {
         }
         if (anyNull && v.isNull(i)) {
           nulls[l] = true;
+          anyNulls = true;
           continue;
         }
         switch (family) {
@@ -422,6 +437,22 @@ public final class WindowExec extends Operator {
       longs = null;
     }
 
+    /**
+     * The value at local id {@code l} as a long whose signed order is the key's (direction included), for the radix
+     * sort; doubles with -0.0 as 0.0 and every NaN as one above the infinities, as {@link Kernels#compareDouble}.
+     */
+    long sortable(int l) {
+      long x;
+      if (doubles != null) {
+        double d = doubles[l];
+        long bits = Double.doubleToLongBits(d == 0.0 ? 0.0 : d);
+        x = bits < 0 ? bits ^ Long.MAX_VALUE : bits;
+      } else {
+        x = family == Kernels.Family.ULONG ? longs[l] ^ Long.MIN_VALUE : longs[l];
+      }
+      return ascending ? x : ~x;
+    }
+
     int compare(int a, int b) {
       boolean an = nulls[a];
       boolean bn = nulls[b];
@@ -445,17 +476,77 @@ public final class WindowExec extends Operator {
     return new KeyColumn(perBatch, key);
   }
 
-  /** The bucket's local ids in the order of (partition keys, order keys), stable. */
+  /**
+   * The bucket's local ids in the order of (partition keys, order keys), stable. Keys held as longs or doubles are
+   * sorted one at a time, the last first, by a radix sort ({@link LongSort}) with NULLs then moved by a stable
+   * partition; a key of objects (text, wide decimals) sends all of them through a merge sort with the comparator.
+   */
   private int[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
     List<KeyColumn> keys = new ArrayList<>(part);
     keys.addAll(ord);
     int count = localRows;
-    memory.add(8L * count);
+    memory.add(24L * count);
+    boolean typed = true;
+    for (KeyColumn k : keys) typed &= k.objects == null;
     int[] ids = new int[count];
+    if (typed) {
+      long[] perm = new long[count];
+      for (int i = 0; i < count; i++) perm[i] = i;
+      long[] scratch = new long[count];
+      for (int k = keys.size() - 1; k >= 0; k--) {
+        KeyColumn key = keys.get(k);
+        for (int p = 0; p < count; p++) scratch[p] = key.sortable((int) perm[p]);
+        cancellation.check();
+        LongSort.byKey(scratch, perm);
+        if (key.anyNulls) {
+          int at = 0;
+          for (int pass = 0; pass < 2; pass++) {
+            boolean wantNull = (pass == 0) == key.nullsFirst;
+            for (int p = 0; p < count; p++) if (key.nulls[(int) perm[p]] == wantNull) scratch[at++] = perm[p];
+          }
+          System.arraycopy(scratch, 0, perm, 0, count);
+        }
+      }
+      for (int i = 0; i < count; i++) ids[i] = (int) perm[i];
+      return ids;
+    }
     for (int i = 0; i < count; i++) ids[i] = i;
     int[] aux = ids.clone();
     mergeSort(aux, ids, 0, count, keys);
     return ids;
+  }
+
+  /**
+   * The bucket's rows' partition numbers under {@code call}'s PARTITION BY (null without one): from the bucketing's
+   * numbering when there are buckets, else numbered here by a {@link GroupTable} (one bucket: local ids are the
+   * input's row numbers).
+   */
+  private long[] partitionIds(Call call) {
+    if (call.partition().isEmpty()) return null;
+    long[] out = new long[localRows];
+    memory.add(8L * localRows);
+    if (bucketRows != null) {
+      int from = bucketStarts[bucket - 1];
+      for (int l = 0; l < localRows; l++) out[l] = partitionOf[bucketRows[from + l]];
+      return out;
+    }
+    List<ArrowType> types = new ArrayList<>();
+    for (dev.quiver.planner.expr.Expr e : call.call().partitionBy()) types.add(e.type());
+    GroupTable partitions = new GroupTable(types);
+    List<List<ColumnValues>> values = eval(call.partition());
+    int[] ids = new int[batchRows];
+    for (int b = 0; b < batches.size(); b++) {
+      int n = batches.get(b).getRowCount();
+      if (ids.length < n) ids = new int[n];
+      List<ColumnValues> keys = new ArrayList<>();
+      for (List<ColumnValues> v : values) keys.add(v.get(b));
+      partitions.batch(keys, n);
+      partitions.ids(0, n, ids);
+      for (int i = 0; i < n; i++) out[batchStart[b] + i] = ids[i];
+      tick();
+    }
+    memory.add(partitions.bytes());
+    return out;
   }
 
   private int compare(List<KeyColumn> keys, int a, int b) {
@@ -816,14 +907,18 @@ public final class WindowExec extends Operator {
         // a running aggregate: the frame's end only moves forward
         Accumulator acc = Accumulator.create(ac, memory);
         int added = ps;
+        Object result = null;
         for (int p = ps; p < pe; p++) {
           tick();
           int fe = frameEnd(f.end(), p, ps, pe);
-          while (added < fe) {
-            addTo(acc, added);
-            added++;
+          if (added < fe || p == ps) { // peers share one frame: its result is computed once
+            while (added < fe) {
+              addTo(acc, added);
+              added++;
+            }
+            result = acc.result();
           }
-          set(p, acc.result());
+          set(p, result);
         }
         return;
       }
