@@ -74,7 +74,7 @@ public final class WindowExec extends Operator {
   private int localRows;
   private long[] localRefs;
   /** Each call's results by local id; the output order as references and as local ids. */
-  private Object[][] results;
+  private WindowResult[] results;
   private long[] order;
   private int[] orderLocal;
   private int emitted;
@@ -270,7 +270,7 @@ public final class WindowExec extends Operator {
         localRefs[l] = Rows.ref(b, g - batchStart[b]);
       }
     }
-    results = new Object[calls.size()][];
+    results = new WindowResult[calls.size()];
     int[] sorted = null;
     // calls with the same partition and order share one sort
     boolean[] done = new boolean[calls.size()];
@@ -318,8 +318,8 @@ public final class WindowExec extends Operator {
       }
       for (int d : group) {
         Call call = calls.get(d);
-        memory.add(40L * m);
-        results[d] = new Object[m]; // by the row's place in the bucket
+        ArrowType type = schema.getFields().get(input.schema().getFields().size() + d).getType();
+        results[d] = WindowResult.of(type, m, memory); // by the row's place in the bucket
         Evaluation ev = new Evaluation(call, eval(call.args()), ord, refs, sorted, peerStart, peerEnd, results[d]);
         for (int s = 0; s < m; ) {
           int e = s + 1;
@@ -601,13 +601,13 @@ public final class WindowExec extends Operator {
     final int[] local;
     final int[] peerStart;
     final int[] peerEnd;
-    final Object[] out;
+    final WindowResult out;
     /** For GROUPS frames: each row's peer group in its partition, and the groups' first rows. */
     int[] groupOf;
     int[] groupStart;
 
     Evaluation(Call call, List<List<ColumnValues>> args, List<List<ColumnValues>> ord, long[] sorted, int[] local,
-        int[] peerStart, int[] peerEnd, Object[] out) {
+        int[] peerStart, int[] peerEnd, WindowResult out) {
       this.local = local;
       this.call = call;
       this.wc = call.call();
@@ -631,30 +631,38 @@ public final class WindowExec extends Operator {
     }
 
     void set(int p, Object v) {
-      out[local[p]] = v;
+      out.set(local[p], v);
+    }
+
+    void setLong(int p, long v) {
+      out.setLong(local[p], v);
+    }
+
+    void setDouble(int p, double v) {
+      out.setDouble(local[p], v);
     }
 
     void partition(int ps, int pe) {
       int size = pe - ps;
       switch (wc.func()) {
         case ROW_NUMBER -> {
-          for (int p = ps; p < pe; p++) set(p, (long) (p - ps + 1));
+          for (int p = ps; p < pe; p++) setLong(p, p - ps + 1);
         }
         case RANK -> {
-          for (int p = ps; p < pe; p++) set(p, (long) (peerStart[p] - ps + 1));
+          for (int p = ps; p < pe; p++) setLong(p, peerStart[p] - ps + 1);
         }
         case DENSE_RANK -> {
           long dense = 0;
           for (int p = ps; p < pe; p++) {
             if (peerStart[p] == p) dense++;
-            set(p, dense);
+            setLong(p, dense);
           }
         }
         case PERCENT_RANK -> {
-          for (int p = ps; p < pe; p++) set(p, size == 1 ? 0.0 : (double) (peerStart[p] - ps) / (size - 1));
+          for (int p = ps; p < pe; p++) setDouble(p, size == 1 ? 0.0 : (double) (peerStart[p] - ps) / (size - 1));
         }
         case CUME_DIST -> {
-          for (int p = ps; p < pe; p++) set(p, (double) (peerEnd[p] - ps) / size);
+          for (int p = ps; p < pe; p++) setDouble(p, (double) (peerEnd[p] - ps) / size);
         }
         case NTILE -> {
           for (int p = ps; p < pe; p++) {
@@ -672,7 +680,7 @@ public final class WindowExec extends Operator {
             long r = size % buckets;
             long i = p - ps;
             long bucket = i < r * (q + 1) ? i / (q + 1) + 1 : r + (i - r * (q + 1)) / q + 1;
-            set(p, bucket);
+            setLong(p, bucket);
           }
         }
         case LAG, LEAD -> {
@@ -1181,8 +1189,7 @@ public final class WindowExec extends Operator {
         Field f = fields.get(inputColumns + c);
         FieldVector v = Vectors.create(f.getName(), f.getType(), allocator, count);
         vectors.add(v);
-        Object[] r = results[c];
-        for (int k = 0; k < count; k++) Vectors.set(v, k, r[orderLocal[emitted + k]]);
+        results[c].write(v, orderLocal, emitted, count);
         v.setValueCount(count);
       }
     } catch (RuntimeException e) {
