@@ -63,11 +63,8 @@ public final class WindowExec extends Operator {
   private int rowCount;
   /** Expressions evaluated over every batch, once each. */
   private final java.util.IdentityHashMap<PhysicalExpr, List<ColumnValues>> evaluatedBy = new java.util.IdentityHashMap<>();
-  /** With buckets: every row's global id, grouped by bucket ({@code bucketStarts}); null: one bucket of all rows. */
-  private int[] bucketRows;
-  private int[] bucketStarts;
-  /** With buckets: every row's partition number (by global id). */
-  private int[] partitionOf;
+  /** With buckets: each bucket's batches until it is begun (null then); null: one bucket of all rows. */
+  private List<List<VectorSchemaRoot>> pending;
   private int bucketCount;
   private int bucket;
   /** The current bucket: its rows (local ids {@code [0, localRows)}) as references into the batches. */
@@ -181,12 +178,13 @@ public final class WindowExec extends Operator {
   /**
    * Splits the input into buckets of whole partitions when it is large for the query's memory and every call has the
    * same PARTITION BY: the partitions are numbered by a {@link GroupTable} over the partition columns and packed, in
-   * the order they first appear, into buckets of about {@link #bucketTarget} rows (a larger partition alone); each
-   * bucket is then sorted and evaluated on its own, and its rows output before the next is begun, so the sort's
-   * indexes, the key columns and the results are held for one bucket at a time. Otherwise one bucket holds every row.
+   * the order they first appear, into buckets of about {@link #bucketTarget} rows (a larger partition alone), and each
+   * bucket's rows are copied, in input order, into batches of its own (the input's released). Each bucket is then
+   * sorted and evaluated alone and its rows output before the next is begun, so the sort's indexes, the key columns
+   * and the results are held for one bucket at a time, and read from its own batches, not across the whole input.
+   * Otherwise one bucket holds every row.
    */
   private void buckets() {
-    bucketRows = null;
     bucketCount = rowCount == 0 ? 0 : 1;
     long target = bucketTarget();
     List<dev.quiver.planner.expr.Expr> partitionBy = calls.get(0).call().partitionBy();
@@ -227,48 +225,78 @@ public final class WindowExec extends Operator {
     }
     bucketCount = bucket + 1;
     if (bucketCount == 1) return;
-    // the rows of each bucket, ascending (a counting sort by bucket keeps input order within one)
-    bucketStarts = new int[bucketCount + 1];
-    for (int g : groupOf) bucketStarts[bucketOf[g] + 1]++;
-    for (int k = 0; k < bucketCount; k++) bucketStarts[k + 1] += bucketStarts[k];
-    int[] next = bucketStarts.clone();
-    int[] rows = new int[rowCount];
-    for (int r = 0; r < rowCount; r++) rows[next[bucketOf[groupOf[r]]]++] = r;
-    bucketRows = rows;
-    partitionOf = groupOf;
+    // each bucket's rows, in input order (a counting sort by bucket), as references, then copied
+    int[] starts = new int[bucketCount + 1];
+    for (int g : groupOf) starts[bucketOf[g] + 1]++;
+    for (int k = 0; k < bucketCount; k++) starts[k + 1] += starts[k];
+    int[] next = starts.clone();
+    long[] refs = new long[rowCount];
+    memory.add(8L * rowCount);
+    for (int b = 0; b < batches.size(); b++) {
+      int n = batches.get(b).getRowCount();
+      int base = batchStart[b];
+      for (int i = 0; i < n; i++) refs[next[bucketOf[groupOf[base + i]]]++] = Rows.ref(b, i);
+    }
+    List<Field> fields = input.schema().getFields();
+    pending = new ArrayList<>();
+    for (int k = 0; k < bucketCount; k++) {
+      List<VectorSchemaRoot> own = new ArrayList<>();
+      pending.add(own);
+      for (int at = starts[k]; at < starts[k + 1]; at += batchRows) {
+        tick();
+        int count = Math.min(batchRows, starts[k + 1] - at);
+        own.add(Rows.root(fields, Rows.copy(batches, 0, fields, refs, at, count, allocator), count));
+      }
+    }
+    releaseBatches();
   }
 
-  /** Rows a bucket should hold: a quarter of the query's memory at about 128 bytes a row, at least 4,096. */
+  /** Closes the batches held and what was evaluated over them. */
+  private void releaseBatches() {
+    evaluated.forEach(ColumnValues::close);
+    evaluated.clear();
+    evaluatedBy.clear();
+    batches.forEach(VectorSchemaRoot::close);
+    batches.clear();
+  }
+
+  /**
+   * Rows a bucket should hold: at most {@link #BUCKET_ROWS}, so that its arrays (read in the sort's order, that is at
+   * random) stay near the processor's caches, and a quarter of the query's memory at about 128 bytes a row; at least
+   * 4,096.
+   */
   private long bucketTarget() {
     long limit = allocator.getLimit();
-    return Math.max(4096, limit / 4 / 128);
+    return Math.max(4096, Math.min(BUCKET_ROWS, limit / 4 / 128));
   }
+
+  static final long BUCKET_ROWS = 1 << 18;
 
   /** Sorts and evaluates the next bucket; false when every bucket is done. */
   private boolean nextBucket() {
     if (bucket >= bucketCount) return false;
     memory.reset();
-    if (bucketRows != null) memory.add(8L * rowCount); // bucketRows, partitionOf
-    int from = bucketRows == null ? 0 : bucketStarts[bucket];
-    int to = bucketRows == null ? rowCount : bucketStarts[bucket + 1];
+    if (pending != null) { // the bucket's own batches replace the last one's
+      releaseBatches();
+      batches.addAll(pending.get(bucket));
+      pending.set(bucket, null);
+      batchStart = new int[batches.size()];
+      int total = 0;
+      for (int b = 0; b < batches.size(); b++) {
+        batchStart[b] = total;
+        total += batches.get(b).getRowCount();
+      }
+      rowCount = total;
+    }
     bucket++;
-    int m = to - from;
+    int m = rowCount;
     localRows = m;
     localRefs = new long[m];
     memory.add(8L * m);
-    if (bucketRows == null) {
-      int o = 0;
-      for (int b = 0; b < batches.size(); b++) {
-        int n = batches.get(b).getRowCount();
-        for (int i = 0; i < n; i++) localRefs[o++] = Rows.ref(b, i);
-      }
-    } else {
-      int b = 0;
-      for (int l = 0; l < m; l++) {
-        int g = bucketRows[from + l];
-        while (b + 1 < batchStart.length && batchStart[b + 1] <= g) b++; // ascending: the batch only moves forward
-        localRefs[l] = Rows.ref(b, g - batchStart[b]);
-      }
+    int o = 0;
+    for (int b = 0; b < batches.size(); b++) {
+      int n = batches.get(b).getRowCount();
+      for (int i = 0; i < n; i++) localRefs[o++] = Rows.ref(b, i);
     }
     results = new WindowResult[calls.size()];
     int[] sorted = null;
@@ -517,19 +545,13 @@ public final class WindowExec extends Operator {
   }
 
   /**
-   * The bucket's rows' partition numbers under {@code call}'s PARTITION BY (null without one): from the bucketing's
-   * numbering when there are buckets, else numbered here by a {@link GroupTable} (one bucket: local ids are the
-   * input's row numbers).
+   * The bucket's rows' partition numbers under {@code call}'s PARTITION BY (null without one), by a {@link GroupTable}
+   * over its batches (local ids are the bucket's row numbers).
    */
   private long[] partitionIds(Call call) {
     if (call.partition().isEmpty()) return null;
     long[] out = new long[localRows];
     memory.add(8L * localRows);
-    if (bucketRows != null) {
-      int from = bucketStarts[bucket - 1];
-      for (int l = 0; l < localRows; l++) out[l] = partitionOf[bucketRows[from + l]];
-      return out;
-    }
     List<ArrowType> types = new ArrayList<>();
     for (dev.quiver.planner.expr.Expr e : call.call().partitionBy()) types.add(e.type());
     GroupTable partitions = new GroupTable(types);
@@ -1203,11 +1225,11 @@ public final class WindowExec extends Operator {
   @Override
   public void close() {
     super.close();
-    evaluated.forEach(ColumnValues::close);
-    evaluated.clear();
-    evaluatedBy.clear();
-    batches.forEach(VectorSchemaRoot::close);
-    batches.clear();
+    releaseBatches();
+    if (pending != null) {
+      for (List<VectorSchemaRoot> own : pending) if (own != null) own.forEach(VectorSchemaRoot::close);
+      pending = null;
+    }
     results = null;
     memory.close();
   }
