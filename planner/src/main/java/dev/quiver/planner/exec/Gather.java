@@ -146,4 +146,84 @@ final class Gather {
     if ((count & 7) != 0) MemoryUtil.putByte(outValidity + (count >>> 3), (byte) bits);
     dst.setLastSet(count - 1);
   }
+
+  /**
+   * Deals the rows of {@code sources} (batches of {@code fields}) into {@code sizes.length} new batches, one a
+   * bucket: row {@code i} of source {@code b} goes to bucket {@code bucketOf[r]}, {@code r} being its number in input
+   * order, after the rows of that bucket before it. The sources are read once, in order, and each bucket's column
+   * written in order: fixed-width values (not booleans) as direct loads and stores, other values by Arrow's
+   * {@code copyFromSafe}.
+   */
+  static java.util.List<org.apache.arrow.vector.VectorSchemaRoot> deal(java.util.List<org.apache.arrow.vector.VectorSchemaRoot> sources,
+      java.util.List<Field> fields, int[] bucketOf, int[] sizes, BufferAllocator allocator) {
+    int buckets = sizes.length;
+    FieldVector[][] out = new FieldVector[buckets][fields.size()];
+    try {
+      for (int c = 0; c < fields.size(); c++) {
+        Field field = fields.get(c);
+        long[] data = new long[buckets];
+        long[] validity = new long[buckets];
+        int width = 0;
+        boolean direct = false;
+        for (int k = 0; k < buckets; k++) {
+          FieldVector dst = field.createVector(allocator);
+          out[k][c] = dst;
+          if (dst instanceof BaseFixedWidthVector f && !(dst instanceof BitVector)) {
+            f.allocateNew(Math.max(sizes[k], 1)); // validity zeroed
+            direct = true;
+            width = f.getTypeWidth();
+            data[k] = f.getDataBuffer().memoryAddress();
+            validity[k] = f.getValidityBuffer().memoryAddress();
+          } else {
+            dst.setInitialCapacity(Math.max(sizes[k], 1));
+            dst.allocateNew();
+          }
+        }
+        int[] pos = new int[buckets];
+        int r = 0;
+        for (org.apache.arrow.vector.VectorSchemaRoot batch : sources) {
+          FieldVector src = batch.getVector(c);
+          int n = batch.getRowCount();
+          if (direct) {
+            long srcData = src.getDataBuffer().memoryAddress();
+            long srcValidity = src.getValidityBuffer().memoryAddress();
+            for (int i = 0; i < n; i++) {
+              int k = bucketOf[r++];
+              int p = pos[k]++;
+              long to = data[k] + (long) p * width;
+              if (valid(srcValidity, i)) {
+                long from = srcData + (long) i * width;
+                switch (width) {
+                  case 8 -> MemoryUtil.putLong(to, MemoryUtil.getLong(from));
+                  case 4 -> MemoryUtil.putInt(to, MemoryUtil.getInt(from));
+                  case 2 -> MemoryUtil.putShort(to, MemoryUtil.getShort(from));
+                  case 1 -> MemoryUtil.putByte(to, MemoryUtil.getByte(from));
+                  default -> MemoryUtil.copyMemory(from, to, width);
+                }
+                long v = validity[k] + (p >>> 3);
+                MemoryUtil.putByte(v, (byte) (MemoryUtil.getByte(v) | (1 << (p & 7))));
+              } else {
+                MemoryUtil.setMemory(to, width, (byte) 0); // no other query's bytes in a NULL slot
+              }
+            }
+          } else {
+            for (int i = 0; i < n; i++) {
+              int k = bucketOf[r++];
+              out[k][c].copyFromSafe(i, pos[k]++, src);
+            }
+          }
+        }
+        for (int k = 0; k < buckets; k++) out[k][c].setValueCount(sizes[k]);
+      }
+      java.util.List<org.apache.arrow.vector.VectorSchemaRoot> roots = new java.util.ArrayList<>(buckets);
+      for (int k = 0; k < buckets; k++) {
+        roots.add(Rows.root(fields, java.util.Arrays.asList(out[k]), sizes[k]));
+        out[k] = null;
+      }
+      return roots;
+    } catch (RuntimeException | Error e) {
+      for (FieldVector[] vs : out) if (vs != null) for (FieldVector v : vs) if (v != null) v.close();
+      throw e;
+    }
+  }
 }

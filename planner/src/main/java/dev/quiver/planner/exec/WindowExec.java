@@ -179,7 +179,8 @@ public final class WindowExec extends Operator {
    * Splits the input into buckets of whole partitions when it is large for the query's memory and every call has the
    * same PARTITION BY: the partitions are numbered by a {@link GroupTable} over the partition columns and packed, in
    * the order they first appear, into buckets of about {@link #bucketTarget} rows (a larger partition alone), and each
-   * bucket's rows are copied, in input order, into batches of its own (the input's released). Each bucket is then
+   * bucket's rows are copied, in input order, into a batch of its own ({@link Gather#deal}: the input read once, in
+   * order; then released). Each bucket is then
    * sorted and evaluated alone and its rows output before the next is begun, so the sort's indexes, the key columns
    * and the results are held for one bucket at a time, and read from its own batches, not across the whole input.
    * Otherwise one bucket holds every row.
@@ -225,28 +226,15 @@ public final class WindowExec extends Operator {
     }
     bucketCount = bucket + 1;
     if (bucketCount == 1) return;
-    // each bucket's rows, in input order (a counting sort by bucket), as references, then copied
-    int[] starts = new int[bucketCount + 1];
-    for (int g : groupOf) starts[bucketOf[g] + 1]++;
-    for (int k = 0; k < bucketCount; k++) starts[k + 1] += starts[k];
-    int[] next = starts.clone();
-    long[] refs = new long[rowCount];
-    memory.add(8L * rowCount);
-    for (int b = 0; b < batches.size(); b++) {
-      int n = batches.get(b).getRowCount();
-      int base = batchStart[b];
-      for (int i = 0; i < n; i++) refs[next[bucketOf[groupOf[base + i]]]++] = Rows.ref(b, i);
-    }
-    List<Field> fields = input.schema().getFields();
+    // each bucket's rows, in input order, dealt into a batch of its own
+    int[] sizesOf = new int[bucketCount];
+    int[] rowBucket = new int[rowCount];
+    memory.add(4L * rowCount);
+    for (int r = 0; r < rowCount; r++) sizesOf[rowBucket[r] = bucketOf[groupOf[r]]]++;
+    tick();
     pending = new ArrayList<>();
-    for (int k = 0; k < bucketCount; k++) {
-      List<VectorSchemaRoot> own = new ArrayList<>();
-      pending.add(own);
-      for (int at = starts[k]; at < starts[k + 1]; at += batchRows) {
-        tick();
-        int count = Math.min(batchRows, starts[k + 1] - at);
-        own.add(Rows.root(fields, Rows.copy(batches, 0, fields, refs, at, count, allocator), count));
-      }
+    for (VectorSchemaRoot own : Gather.deal(batches, input.schema().getFields(), rowBucket, sizesOf, allocator)) {
+      pending.add(new ArrayList<>(List.of(own)));
     }
     releaseBatches();
   }
@@ -523,9 +511,13 @@ public final class WindowExec extends Operator {
       long[] scratch = new long[count];
       for (int k = keys.size() - 1; k >= 0; k--) {
         KeyColumn key = keys.get(k);
-        for (int p = 0; p < count; p++) scratch[p] = key.sortable((int) perm[p]);
+        boolean ordered = true;
+        for (int p = 0; p < count; p++) {
+          scratch[p] = key.sortable((int) perm[p]);
+          ordered &= p == 0 || scratch[p - 1] <= scratch[p];
+        }
         cancellation.check();
-        LongSort.byKey(scratch, perm);
+        if (!ordered) LongSort.byKey(scratch, perm); // in order already (a time column, one partition): stable as is
         if (key.anyNulls) {
           int at = 0;
           for (int pass = 0; pass < 2; pass++) {
@@ -1053,9 +1045,20 @@ public final class WindowExec extends Operator {
     }
     Object result() {
       if (n == 0) return null;
-      if (call.func() == AggFunc.AVG) return BigDecimal.valueOf(sum).divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue();
+      if (call.func() == AggFunc.AVG) return average(sum, n);
       return sum;
     }
+  }
+
+  /**
+   * {@code sum / n} as the double nearest the exact quotient, as the BigDecimal division to 34 digits then rounded to
+   * a double gives it. Where both fit 53 bits they are doubles exactly and IEEE division rounds the exact quotient
+   * once; that quotient cannot be a tie between two doubles (it would need a 54-bit odd numerator) and lies at least
+   * 2^-106 (relative) from one, beyond the 34-digit rounding's reach, so both ways give the same double.
+   */
+  static double average(long sum, long n) {
+    if (Math.abs(sum) <= (1L << 53) && n <= (1L << 53)) return (double) sum / n;
+    return BigDecimal.valueOf(sum).divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue();
   }
 
   private static final class DecimalSum extends Sliding {
