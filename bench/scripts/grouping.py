@@ -25,20 +25,26 @@ def canon(rows):
     return sorted(tuple(round(x, 6) if isinstance(x, float) else str(x) for x in r) for r in rows)
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def compare(queries, port, doc=None):
+    """Runs `queries` ((name, SQL) pairs) on Quiver after (and before) a change and on DuckDB over the 20 M-row file
+    and prints a Markdown table. Arguments: AFTER_JAR [--before JAR] [--dir DIR] [--only NAME,...]."""
+    ap = argparse.ArgumentParser(description=doc)
     ap.add_argument("after")
     ap.add_argument("--before")
     ap.add_argument("--dir", default="/tmp/quiver-topn")
+    ap.add_argument("--only", default="", help="comma-separated parts of query names to run")
     a = ap.parse_args()
     path = os.path.join(a.dir, "t", "t.parquet")
     generate(path, 20_000_000)
     duck = duck_view(path)
-    servers = before_after(a.after, a.before, a.dir, 31613)
+    servers = before_after(a.after, a.before, a.dir, port)
+    only = [x for x in a.only.split(",") if x]
     try:
         print("| query | SQL | before ms | after ms | DuckDB ms | before / DuckDB | after / DuckDB | same answer |")
-        print("|---|---|---:|---:|---:|---:|---:|---|")
-        for name, sql in QUERIES:
+        print("|---|---|---:|---:|---:|---:|---:|---|", flush=True)
+        for name, sql in queries:
+            if only and not any(o in name for o in only):
+                continue
             expect = canon(duck.execute(sql).fetchall())
             times, same = {}, True
             for label, (_, client) in servers.items():
@@ -47,7 +53,7 @@ def main():
                     times[label] = med(lambda: run(client, sql), 2, 5)
                 except Exception as e:  # e.g. over --query-memory
                     times[label] = float("nan")
-                    print(f"<!-- {label}: {str(e)[:120]} -->")
+                    print(f"<!-- {label}: {str(e)[:160]} -->", flush=True)
             d = med(lambda: duck.execute(sql).fetchall(), 2, 5)
             b = times.get("before", float("nan"))
             print(f"| {name} | `{sql}` | {b:.1f} | {times['after']:.1f} | {d:.1f} | {b / d:.2f} | "
@@ -57,4 +63,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    compare(QUERIES, 31613, __doc__)

@@ -192,24 +192,9 @@ public final class WindowExec extends Operator {
     boolean same = !partitionBy.isEmpty();
     for (Call c : calls) same &= c.call().partitionBy().equals(partitionBy);
     if (!same || rowCount <= target) return;
-    List<ArrowType> types = new ArrayList<>();
-    for (dev.quiver.planner.expr.Expr e : partitionBy) types.add(e.type());
-    GroupTable partitions = new GroupTable(types);
-    List<List<ColumnValues>> values = eval(calls.get(0).partition());
     int[] groupOf = new int[rowCount];
     memory.add(8L * rowCount);
-    int[] ids = new int[batchRows];
-    for (int b = 0; b < batches.size(); b++) {
-      int n = batches.get(b).getRowCount();
-      if (ids.length < n) ids = new int[n];
-      List<ColumnValues> keys = new ArrayList<>();
-      for (List<ColumnValues> v : values) keys.add(v.get(b));
-      partitions.batch(keys, n);
-      partitions.ids(0, n, ids);
-      System.arraycopy(ids, 0, groupOf, batchStart[b], n);
-      tick();
-    }
-    memory.add(partitions.bytes());
+    GroupTable partitions = numberPartitions(calls.get(0), groupOf);
     int groups = partitions.groups();
     long[] sizes = new long[groups];
     for (int g : groupOf) sizes[g]++;
@@ -542,8 +527,19 @@ public final class WindowExec extends Operator {
    */
   private long[] partitionIds(Call call) {
     if (call.partition().isEmpty()) return null;
+    int[] ids = new int[localRows];
     long[] out = new long[localRows];
-    memory.add(8L * localRows);
+    memory.add(12L * localRows);
+    numberPartitions(call, ids);
+    for (int l = 0; l < localRows; l++) out[l] = ids[l];
+    return out;
+  }
+
+  /**
+   * Numbers the partitions of {@code call}'s PARTITION BY over the batches held, from 0 in the order they first
+   * appear (NULL keys one partition), writing each row's number at its place in the batches; returns the table.
+   */
+  private GroupTable numberPartitions(Call call, int[] out) {
     List<ArrowType> types = new ArrayList<>();
     for (dev.quiver.planner.expr.Expr e : call.call().partitionBy()) types.add(e.type());
     GroupTable partitions = new GroupTable(types);
@@ -556,11 +552,11 @@ public final class WindowExec extends Operator {
       for (List<ColumnValues> v : values) keys.add(v.get(b));
       partitions.batch(keys, n);
       partitions.ids(0, n, ids);
-      for (int i = 0; i < n; i++) out[batchStart[b] + i] = ids[i];
+      System.arraycopy(ids, 0, out, batchStart[b], n);
       tick();
     }
     memory.add(partitions.bytes());
-    return out;
+    return partitions;
   }
 
   private int compare(List<KeyColumn> keys, int a, int b) {
