@@ -56,6 +56,17 @@ final class Gather {
     return ((MemoryUtil.getByte(validityAddress + (row >>> 3)) >>> (row & 7)) & 1) != 0;
   }
 
+  /** One fixed-width value from address {@code src} to {@code to}: a single load and store for 1, 2, 4 or 8 bytes. */
+  private static void copyValue(long src, long to, int width) {
+    switch (width) {
+      case 8 -> MemoryUtil.putLong(to, MemoryUtil.getLong(src));
+      case 4 -> MemoryUtil.putInt(to, MemoryUtil.getInt(src));
+      case 2 -> MemoryUtil.putShort(to, MemoryUtil.getShort(src));
+      case 1 -> MemoryUtil.putByte(to, MemoryUtil.getByte(src));
+      default -> MemoryUtil.copyMemory(src, to, width);
+    }
+  }
+
   private static void fixed(FieldVector[] sources, BaseFixedWidthVector dst, long[] refs, int from, int count) {
     dst.allocateNew(Math.max(count, 1)); // validity zeroed: every row starts NULL
     int width = dst.getTypeWidth();
@@ -76,14 +87,7 @@ final class Gather {
       int row = r < 0 ? 0 : Rows.row(r);
       if (r >= 0 && valid(validity[b], row)) {
         bits |= 1 << (k & 7);
-        long src = data[b] + (long) row * width;
-        switch (width) {
-          case 8 -> MemoryUtil.putLong(to, MemoryUtil.getLong(src));
-          case 4 -> MemoryUtil.putInt(to, MemoryUtil.getInt(src));
-          case 2 -> MemoryUtil.putShort(to, MemoryUtil.getShort(src));
-          case 1 -> MemoryUtil.putByte(to, MemoryUtil.getByte(src));
-          default -> MemoryUtil.copyMemory(src, to, width);
-        }
+        copyValue(data[b] + (long) row * width, to, width);
       } else {
         // a NULL row: its slot is zeroed (reused memory must never carry another query's bytes to a client)
         MemoryUtil.setMemory(to, width, (byte) 0);
@@ -192,14 +196,7 @@ final class Gather {
               int p = pos[k]++;
               long to = data[k] + (long) p * width;
               if (valid(srcValidity, i)) {
-                long from = srcData + (long) i * width;
-                switch (width) {
-                  case 8 -> MemoryUtil.putLong(to, MemoryUtil.getLong(from));
-                  case 4 -> MemoryUtil.putInt(to, MemoryUtil.getInt(from));
-                  case 2 -> MemoryUtil.putShort(to, MemoryUtil.getShort(from));
-                  case 1 -> MemoryUtil.putByte(to, MemoryUtil.getByte(from));
-                  default -> MemoryUtil.copyMemory(from, to, width);
-                }
+                copyValue(srcData + (long) i * width, to, width);
                 long v = validity[k] + (p >>> 3);
                 MemoryUtil.putByte(v, (byte) (MemoryUtil.getByte(v) | (1 << (p & 7))));
               } else {

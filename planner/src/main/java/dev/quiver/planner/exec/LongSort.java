@@ -71,6 +71,19 @@ final class LongSort {
     }
   }
 
+  /**
+   * Moves the rows of {@code perm[0, size)} whose key is NULL ({@code isNull[row]}) first or last, each part keeping
+   * its order: after a stable sort of the keys, the NULLs' placement. {@code scratch} holds at least size values.
+   */
+  static void nullsApart(long[] perm, boolean[] isNull, boolean nullsFirst, long[] scratch, int size) {
+    int at = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      boolean wantNull = (pass == 0) == nullsFirst;
+      for (int p = 0; p < size; p++) if (isNull[(int) perm[p]] == wantNull) scratch[at++] = perm[p];
+    }
+    System.arraycopy(scratch, 0, perm, 0, size);
+  }
+
   /** The index of the first of the ascending {@code sorted} keys that is at least {@code value} (its length: none). */
   static int firstAtLeast(long[] sorted, long value) {
     int lo = 0;

@@ -164,8 +164,8 @@ final class PartitionTopK implements AutoCloseable {
     } else {
       int worst = heap[at];
       if (compareRow(i, worst) >= 0) return; // a tie is not better: the kept row came first
-      keptIn[Rows.batch(refs[worst])]--;
       int old = Rows.batch(refs[worst]);
+      keptIn[old]--;
       put(worst, b, i, s);
       if (keptIn[old] == 0 && old != b) release(old);
       siftDown(at);

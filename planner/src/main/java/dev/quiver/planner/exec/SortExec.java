@@ -351,7 +351,7 @@ public final class SortExec extends Operator {
           }
           LongSort.byKey(scratch, perm);
           if (longer[k] != null) orderLonger(k, scratch, perm);
-          if (nulls[k] != null) partitionNulls(perm, nulls[k], keys.get(k).nullsFirst(), scratch);
+          if (nulls[k] != null) LongSort.nullsApart(perm, nulls[k], keys.get(k).nullsFirst(), scratch, size);
         } else {
           sortByKey(k, perm, 0, size);
         }
@@ -384,16 +384,6 @@ public final class SortExec extends Operator {
       for (int p = lo; p < hi; p++) boxed[p - lo] = perm[p];
       java.util.Arrays.sort(boxed, (x, y) -> compareKey(k, refs[(int) (long) x], refs[(int) (long) y]));
       for (int p = lo; p < hi; p++) perm[p] = boxed[p - lo];
-    }
-
-    /** Moves the rows whose key is NULL first or last, each part keeping its order. */
-    private void partitionNulls(long[] perm, boolean[] isNull, boolean nullsFirst, long[] scratch) {
-      int at = 0;
-      for (int pass = 0; pass < 2; pass++) {
-        boolean wantNull = (pass == 0) == nullsFirst;
-        for (int p = 0; p < size; p++) if (isNull[(int) perm[p]] == wantNull) scratch[at++] = perm[p];
-      }
-      System.arraycopy(scratch, 0, perm, 0, size);
     }
   }
 

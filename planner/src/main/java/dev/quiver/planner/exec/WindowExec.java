@@ -58,7 +58,6 @@ public final class WindowExec extends Operator {
   private final long partitionLimit;
   /** Rows the per-partition limit kept (for EXPLAIN ANALYZE), -1 without one. */
   private long keptRows = -1;
-  private final List<ColumnValues> evaluated = new ArrayList<>();
   private int[] batchStart;
   private int rowCount;
   /** Expressions evaluated over every batch, once each. */
@@ -67,8 +66,7 @@ public final class WindowExec extends Operator {
   private List<List<VectorSchemaRoot>> pending;
   private int bucketCount;
   private int bucket;
-  /** The current bucket: its rows (local ids {@code [0, localRows)}) as references into the batches. */
-  private int localRows;
+  /** The current bucket's rows (local ids {@code [0, rowCount)}, in input order) as references into its batches. */
   private long[] localRefs;
   /** Each call's results by local id; the output order as references and as local ids. */
   private WindowResult[] results;
@@ -131,9 +129,7 @@ public final class WindowExec extends Operator {
       if (perBatch == null) {
         perBatch = new ArrayList<>();
         for (VectorSchemaRoot b : batches) {
-          ColumnValues v = e.eval(b, allocator);
-          evaluated.add(v);
-          perBatch.add(v);
+          perBatch.add(e.eval(b, allocator));
         }
         evaluatedBy.put(e, perBatch);
       }
@@ -226,8 +222,7 @@ public final class WindowExec extends Operator {
 
   /** Closes the batches held and what was evaluated over them. */
   private void releaseBatches() {
-    evaluated.forEach(ColumnValues::close);
-    evaluated.clear();
+    evaluatedBy.values().forEach(perBatch -> perBatch.forEach(ColumnValues::close));
     evaluatedBy.clear();
     batches.forEach(VectorSchemaRoot::close);
     batches.clear();
@@ -263,7 +258,6 @@ public final class WindowExec extends Operator {
     }
     bucket++;
     int m = rowCount;
-    localRows = m;
     localRefs = new long[m];
     memory.add(8L * m);
     int o = 0;
@@ -292,7 +286,7 @@ public final class WindowExec extends Operator {
       long[] partitionIds = partitionIds(first);
       if (partitionIds != null) part.add(new KeyColumn(partitionIds));
       List<KeyColumn> ordKeys = new ArrayList<>();
-      for (int k = 0; k < ord.size(); k++) ordKeys.add(keyColumn(ord.get(k), first.order().get(k)));
+      for (int k = 0; k < ord.size(); k++) ordKeys.add(new KeyColumn(ord.get(k), first.order().get(k)));
       sorted = sort(part, ordKeys);
       long[] refs = new long[m];
       memory.add(8L * m);
@@ -329,24 +323,16 @@ public final class WindowExec extends Operator {
           s = e;
         }
       }
-      if (c + 1 >= calls.size() || allDone(done)) {
-        order = refs;
-        orderLocal = sorted;
-      }
+      order = refs; // the last group's order is the output's
+      orderLocal = sorted;
     }
     emitted = 0;
     return true;
   }
 
-  private static boolean allDone(boolean[] done) {
-    for (boolean d : done) if (!d) return false;
-    return true;
-  }
-
   /**
    * One sort key's values in global row order, read once into primitive arrays (BIGINT-like and DOUBLE keys, and
-   * DECIMALs whose unscaled value fits a long) or objects; {@code key} null for a partition key (ascending, NULLs
-   * first: any consistent order groups the partitions).
+   * DECIMALs whose unscaled value fits a long) or objects; or a partition's number.
    */
   private final class KeyColumn {
     final Kernels.Family family;
@@ -368,10 +354,10 @@ public final class WindowExec extends Operator {
     }
 
     KeyColumn(List<ColumnValues> perBatch, SortExec.Key key) {
-      this.family = key != null ? key.family() : perBatch.isEmpty() ? Kernels.Family.NULL : Kernels.family(perBatch.get(0).type());
-      this.ascending = key == null || key.ascending();
-      this.nullsFirst = key == null || key.nullsFirst();
-      int m = localRows;
+      this.family = key.family();
+      this.ascending = key.ascending();
+      this.nullsFirst = key.nullsFirst();
+      int m = rowCount;
       nulls = new boolean[m];
       memory.add(9L * m);
       switch (family) {
@@ -428,8 +414,8 @@ public final class WindowExec extends Operator {
 
     /** Wide decimals: every value before local id {@code upTo} becomes an object too. */
     private void toObjects(List<ColumnValues> perBatch, int upTo) {
-      objects = new Object[localRows];
-      memory.add(24L * localRows);
+      objects = new Object[rowCount];
+      memory.add(24L * rowCount);
       for (int l = 0; l < upTo; l++) {
         ColumnValues v = perBatch.get(Rows.batch(localRefs[l]));
         int i = Rows.row(localRefs[l]);
@@ -443,14 +429,8 @@ public final class WindowExec extends Operator {
      * sort; doubles with -0.0 as 0.0 and every NaN as one above the infinities, as {@link Kernels#compareDouble}.
      */
     long sortable(int l) {
-      long x;
-      if (doubles != null) {
-        double d = doubles[l];
-        long bits = Double.doubleToLongBits(d == 0.0 ? 0.0 : d);
-        x = bits < 0 ? bits ^ Long.MAX_VALUE : bits;
-      } else {
-        x = family == Kernels.Family.ULONG ? longs[l] ^ Long.MIN_VALUE : longs[l];
-      }
+      long x = doubles != null ? RangeJoinBounds.sortable(doubles[l])
+          : family == Kernels.Family.ULONG ? longs[l] ^ Long.MIN_VALUE : longs[l];
       return ascending ? x : ~x;
     }
 
@@ -473,10 +453,6 @@ public final class WindowExec extends Operator {
     }
   }
 
-  private KeyColumn keyColumn(List<ColumnValues> perBatch, SortExec.Key key) {
-    return new KeyColumn(perBatch, key);
-  }
-
   /**
    * The bucket's local ids in the order of (partition keys, order keys), stable. Keys held as longs or doubles are
    * sorted one at a time, the last first, by a radix sort ({@link LongSort}) with NULLs then moved by a stable
@@ -485,7 +461,7 @@ public final class WindowExec extends Operator {
   private int[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
     List<KeyColumn> keys = new ArrayList<>(part);
     keys.addAll(ord);
-    int count = localRows;
+    int count = rowCount;
     memory.add(24L * count);
     boolean typed = true;
     for (KeyColumn k : keys) typed &= k.objects == null;
@@ -503,14 +479,7 @@ public final class WindowExec extends Operator {
         }
         cancellation.check();
         if (!ordered) LongSort.byKey(scratch, perm); // in order already (a time column, one partition): stable as is
-        if (key.anyNulls) {
-          int at = 0;
-          for (int pass = 0; pass < 2; pass++) {
-            boolean wantNull = (pass == 0) == key.nullsFirst;
-            for (int p = 0; p < count; p++) if (key.nulls[(int) perm[p]] == wantNull) scratch[at++] = perm[p];
-          }
-          System.arraycopy(scratch, 0, perm, 0, count);
-        }
+        if (key.anyNulls) LongSort.nullsApart(perm, key.nulls, key.nullsFirst, scratch, count);
       }
       for (int i = 0; i < count; i++) ids[i] = (int) perm[i];
       return ids;
@@ -527,11 +496,11 @@ public final class WindowExec extends Operator {
    */
   private long[] partitionIds(Call call) {
     if (call.partition().isEmpty()) return null;
-    int[] ids = new int[localRows];
-    long[] out = new long[localRows];
-    memory.add(12L * localRows);
+    int[] ids = new int[rowCount];
+    long[] out = new long[rowCount];
+    memory.add(12L * rowCount);
     numberPartitions(call, ids);
-    for (int l = 0; l < localRows; l++) out[l] = ids[l];
+    for (int l = 0; l < rowCount; l++) out[l] = ids[l];
     return out;
   }
 
