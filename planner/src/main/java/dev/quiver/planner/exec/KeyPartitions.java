@@ -33,11 +33,16 @@ final class KeyPartitions {
    * {@code l + 1} (the hash is salted by the level and mixed again, so its partition bits are new ones).
    */
   static int[] of(VectorSchemaRoot b, int keyColumns, int parts, int level) {
-    int n = b.getRowCount();
+    java.util.List<FieldVector> keys = new java.util.ArrayList<>();
+    for (int c = 0; c < keyColumns; c++) keys.add(b.getVector(c));
+    return of(keys, b.getRowCount(), parts, level);
+  }
+
+  /** As above, over the first {@code n} rows of the key columns {@code keys}. */
+  static int[] of(java.util.List<FieldVector> keys, int n, int parts, int level) {
     long[] h = new long[n];
     long[] scratch = null;
-    for (int c = 0; c < keyColumns; c++) {
-      FieldVector v = b.getVector(c);
+    for (FieldVector v : keys) {
       boolean nulls = v.getNullCount() > 0;
       long[] longs = ArrowBulk.longs(v, n, scratch);
       if (longs != null) {

@@ -644,7 +644,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
       Long limit = windowLimits.get(p);
       String description = "WindowExec: " + p.calls().stream().map(c -> c + " AS " + c.name())
           .collect(java.util.stream.Collectors.joining(", ")) + (limit == null ? "" : " partition_limit=" + limit);
-      return new WindowExec(input, p.schema(), calls, description, allocator, batchRows, limit == null ? -1 : limit);
+      return new WindowExec(input, p.schema(), calls, description, allocator, batchRows, limit == null ? -1 : limit,
+          scanOptions.executor(), scanOptions.threads());
     } catch (RuntimeException e) {
       input.close();
       throw e;

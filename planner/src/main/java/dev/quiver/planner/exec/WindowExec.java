@@ -20,31 +20,43 @@ import dev.quiver.planner.plan.LogicalPlan.WindowFunc;
 import dev.quiver.planner.types.SqlTypes;
 import java.math.BigDecimal;
 import java.math.MathContext;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-
 /**
- * Window functions. The input is buffered (its batches retained in the query's allocator, the row indexes and
- * results charged to the query's memory through a {@link MemoryReservation}); for each distinct (PARTITION BY,
- * ORDER BY) the rows are sorted (stable, keys compared as {@link SortExec} does) and each partition is evaluated in
- * turn. The output is the input's columns then one per call, in the order of the last sort.
- * <p>Aggregates over a frame: a frame starting at UNBOUNDED PRECEDING (the default) adds each row once to one
- * running accumulator; other frames without EXCLUDE slide (both ends only move forward) with add/remove states for
- * count, sum, avg, bool_and/bool_or and a monotonic deque for min/max, linear in the partition; var/stddev over a
- * sliding frame, DISTINCT aggregates over one and any frame with EXCLUDE are recomputed per row over the frame
- * (time proportional to the frame's size per row).
+ * Window functions. The input is buffered (its batches retained in the query's allocator) and evaluated in
+ * {@link WindowBucket}s: when every call has the same PARTITION BY and the input is large for the query's memory, in
+ * buckets of whole partitions, evaluated on the scan's threads a few at a time (the thread that reads the output
+ * evaluates the next one itself when no worker has begun it, so progress never waits for a free worker), their
+ * rows output bucket after bucket; otherwise in one bucket of every row. The output is the input's columns then one
+ * per call; its order is that of each bucket's last sort, bucket after bucket.
+ * <p><b>Spilling.</b> With a shared PARTITION BY, when the input held passes a quarter of the query's memory limit (or
+ * the query passes {@link MemoryReservation#spillAt} while it holds an eighth), the rows held and every later one are
+ * written, split by a hash of their partition keys ({@link KeyPartitions}: a partition's rows all land in one file),
+ * into {@link #SPILL_FILES} files under {@code --spill-dir}; each file is then read back alone and bucketed as
+ * above. A file still too large is split again by a differently salted hash, up to {@link #MAX_LEVEL} times (a
+ * single partition larger than the memory cannot be split and fails with RESOURCE_EXHAUSTED). EXPLAIN ANALYZE shows
+ * {@code spilled_bytes} and {@code spill_partitions}.
  */
 public final class WindowExec extends Operator {
   /** A compiled call: its expressions over the input's batches. */
   record Call(WindowCall call, List<PhysicalExpr> args, List<PhysicalExpr> partition, List<SortExec.Key> order) {}
+
+  static final int SPILL_FILES = 64;
+  static final int MAX_LEVEL = 3;
 
   private final Operator input;
   private final Schema schema;
@@ -52,41 +64,47 @@ public final class WindowExec extends Operator {
   private final String description;
   private final BufferAllocator allocator;
   private final int batchRows;
+  /** Where buckets are evaluated besides the reading thread (null: on it alone), and how many at once. */
+  private final ExecutorService executor;
+  private final int threads;
+  /** The per-partition top-k's memory. */
   private final MemoryReservation memory;
-  private final List<VectorSchemaRoot> batches = new ArrayList<>();
   /** Rows kept per partition (-1: all), see the constructor. */
   private final long partitionLimit;
   /** Rows the per-partition limit kept (for EXPLAIN ANALYZE), -1 without one. */
   private long keptRows = -1;
-  private int[] batchStart;
-  private int rowCount;
-  /** Expressions evaluated over every batch, once each. */
-  private final java.util.IdentityHashMap<PhysicalExpr, List<ColumnValues>> evaluatedBy = new java.util.IdentityHashMap<>();
-  /** With buckets: each bucket's batches until it is begun (null then); null: one bucket of all rows. */
-  private List<List<VectorSchemaRoot>> pending;
-  private int bucketCount;
-  private int bucket;
-  /** The current bucket's rows (local ids {@code [0, rowCount)}, in input order) as references into its batches. */
-  private long[] localRefs;
-  /** Each call's results by local id; the output order as references and as local ids. */
-  private WindowResult[] results;
-  private long[] order;
-  private int[] orderLocal;
+  /** Whether every call has the same, non-empty PARTITION BY: the input can be split by partition. */
+  private final boolean partitioned;
+  private boolean consumed;
+  /** Input batches held (not yet spilled or bucketed) and their Arrow bytes. */
+  private final List<VectorSchemaRoot> held = new ArrayList<>();
+  private long heldBytes;
+  /** The spill being written, and the files written still to read, with their levels. */
+  private Partitions spilling;
+  private final ArrayDeque<Partitions.File> spilled = new ArrayDeque<>();
+  private long spilledBytes;
+  private long spillPartitions;
+  /** The buckets not yet output, in order; the one being output. */
+  private final ArrayDeque<Task> tasks = new ArrayDeque<>();
+  private WindowBucket current;
   private int emitted;
+  private long bucketCount;
+  private volatile boolean closing;
 
   WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows) {
-    this(input, schema, calls, description, allocator, batchRows, -1);
+    this(input, schema, calls, description, allocator, batchRows, -1, null, 1);
   }
 
   /**
    * As above; with {@code partitionLimit} k > 0 — every call a {@code row_number()} over the same partitioning and
    * order, under a filter that keeps only {@code row_number <= k} — only the first k rows of each partition (by the
    * order, ties by input order, as the stable sort numbers them) are kept, found with a bounded heap per partition
-   * while the input streams ({@link PartitionTopK}: only they stay buffered), and only they are sorted and output. Their row numbers are those of the whole input: a row's number counts the
-   * rows before it in its partition, and every row before a kept row is kept.
+   * while the input streams ({@link PartitionTopK}: only they stay buffered), and only they are sorted and output.
+   * Their row numbers are those of the whole input: a row's number counts the rows before it in its partition, and
+   * every row before a kept row is kept. Buckets are evaluated on {@code executor}, up to {@code threads} at once.
    */
   WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows,
-      long partitionLimit) {
+      long partitionLimit, ExecutorService executor, int threads) {
     this.partitionLimit = partitionLimit;
     this.input = input;
     this.schema = schema;
@@ -94,1092 +112,460 @@ public final class WindowExec extends Operator {
     this.description = description;
     this.allocator = allocator;
     this.batchRows = batchRows;
+    this.executor = threads > 1 ? executor : null;
+    this.threads = this.executor == null ? 1 : threads;
     this.memory = new MemoryReservation(allocator, "the window function");
+    List<dev.quiver.planner.expr.Expr> partitionBy = calls.get(0).call().partitionBy();
+    boolean same = !partitionBy.isEmpty();
+    for (Call c : calls) same &= c.call().partitionBy().equals(partitionBy);
+    this.partitioned = same;
   }
 
   @Override public Schema schema() { return schema; }
   @Override public List<Operator> children() { return List.of(input); }
   @Override public String describe() { return description; }
 
-  /** With a per-partition limit: the rows it kept, {@code kept_rows}; when split, the number of {@code buckets}. */
+  /**
+   * With a per-partition limit: the rows it kept, {@code kept_rows}; when split, the number of {@code buckets}; after
+   * spilling, {@code spilled_bytes} and {@code spill_partitions} (files written, counting those split again).
+   */
   @Override
   public Map<String, Long> metrics() {
-    if (partitionLimit <= 0 && bucketCount <= 1) return super.metrics();
+    if (partitionLimit <= 0 && bucketCount <= 1 && spillPartitions == 0) return super.metrics();
     Map<String, Long> m = new java.util.LinkedHashMap<>(super.metrics());
     if (keptRows >= 0) m.put("kept_rows", keptRows);
-    if (bucketCount > 1) m.put("buckets", (long) bucketCount);
+    if (bucketCount > 1) m.put("buckets", bucketCount);
+    if (spillPartitions > 0) {
+      m.put("spilled_bytes", spilledBytes);
+      m.put("spill_partitions", spillPartitions);
+    }
     return m;
   }
 
-  private static final int CHECK_EVERY = 1 << 14;
-  private int ticks;
-
-  private void tick() {
-    if (++ticks == CHECK_EVERY) {
-      ticks = 0;
-      cancellation.check();
-    }
-  }
-
-  /** Each expression's values per batch (evaluated at the first call, kept for the next buckets). */
-  private List<List<ColumnValues>> eval(List<PhysicalExpr> exprs) {
-    List<List<ColumnValues>> out = new ArrayList<>();
-    for (PhysicalExpr e : exprs) {
-      List<ColumnValues> perBatch = evaluatedBy.get(e);
-      if (perBatch == null) {
-        perBatch = new ArrayList<>();
-        for (VectorSchemaRoot b : batches) {
-          perBatch.add(e.eval(b, allocator));
-        }
-        evaluatedBy.put(e, perBatch);
-      }
-      out.add(perBatch);
-    }
-    return out;
+  /** Cancellation as the buckets check it: also when this operator is being closed. */
+  private void check() {
+    if (closing) throw new QuiverException(ErrorCode.CANCELLED, "the window function was closed");
+    cancellation.check();
   }
 
   private void consume() {
+    consumed = true;
     VectorSchemaRoot batch;
-    List<Integer> starts = new ArrayList<>();
-    long total = 0;
     if (partitionLimit > 0) { // only the first rows of each partition are buffered; then numbered as below
       Call first = calls.get(0);
-      List<ArrowType> types = new ArrayList<>();
-      for (dev.quiver.planner.expr.Expr e : first.call().partitionBy()) types.add(e.type());
-      try (PartitionTopK topK = new PartitionTopK(first.partition(), types, first.order(), partitionLimit,
+      try (PartitionTopK topK = new PartitionTopK(first.partition(), partitionTypes(), first.order(), partitionLimit,
           input.schema().getFields(), batchRows, allocator, memory, PartitionTopK.COMPACT_AT)) {
         while ((batch = input.next()) != null) topK.add(batch);
         keptRows = topK.kept();
-        batches.addAll(topK.finish());
+        held.addAll(topK.finish());
       }
-    }
-    for (int b = 0; b < batches.size(); b++) {
-      starts.add((int) total);
-      total += batches.get(b).getRowCount();
     }
     while (partitionLimit <= 0 && (batch = input.next()) != null) {
-      batches.add(batch);
-      starts.add((int) total);
-      total += batch.getRowCount();
-      if (total > Integer.MAX_VALUE - 16) {
-        throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "the window function's input has more than "
-            + (Integer.MAX_VALUE - 16) + " rows");
-      }
+      held.add(batch);
+      heldBytes += allocated(batch);
+      if (partitioned && overMemory()) spillHeld();
     }
-    rowCount = (int) total;
-    batchStart = starts.stream().mapToInt(Integer::intValue).toArray();
-    buckets();
+    if (spilling != null) {
+      spillHeld();
+      spilling.finish(spilled);
+      spilling = null;
+    } else {
+      List<VectorSchemaRoot> all = new ArrayList<>(held);
+      held.clear();
+      split(all);
+    }
+  }
+
+  private List<ArrowType> partitionTypes() {
+    List<ArrowType> types = new ArrayList<>();
+    for (dev.quiver.planner.expr.Expr e : calls.get(0).call().partitionBy()) types.add(e.type());
+    return types;
+  }
+
+  /** The memory {@code batch}'s buffers take (their capacity, which is what the allocator counts). */
+  private static long allocated(VectorSchemaRoot batch) {
+    long bytes = 0;
+    for (FieldVector v : batch.getFieldVectors()) {
+      for (org.apache.arrow.memory.ArrowBuf b : v.getBuffers(false)) bytes += b.capacity();
+    }
+    return bytes;
   }
 
   /**
-   * Splits the input into buckets of whole partitions when it is large for the query's memory and every call has the
-   * same PARTITION BY: the partitions are numbered by a {@link GroupTable} over the partition columns and packed, in
-   * the order they first appear, into buckets of about {@link #bucketTarget} rows (a larger partition alone), and each
-   * bucket's rows are copied, in input order, into a batch of its own ({@link Gather#deal}: the input read once, in
-   * order; then released). Each bucket is then
-   * sorted and evaluated alone and its rows output before the next is begun, so the sort's indexes, the key columns
-   * and the results are held for one bucket at a time, and read from its own batches, not across the whole input.
-   * Otherwise one bucket holds every row.
+   * The rows held must go to disk: before spilling, past a quarter of the query's limit (bucketing them in memory
+   * copies them once more, and the buckets' working memory takes another quarter) or past {@link
+   * MemoryReservation#spillAt} while holding an eighth of it; once spilling, every sixteenth of the limit.
    */
-  private void buckets() {
-    bucketCount = rowCount == 0 ? 0 : 1;
-    long target = bucketTarget();
-    List<dev.quiver.planner.expr.Expr> partitionBy = calls.get(0).call().partitionBy();
-    boolean same = !partitionBy.isEmpty();
-    for (Call c : calls) same &= c.call().partitionBy().equals(partitionBy);
-    if (!same || rowCount <= target) return;
-    int[] groupOf = new int[rowCount];
-    memory.add(8L * rowCount);
-    GroupTable partitions = numberPartitions(calls.get(0), groupOf);
-    int groups = partitions.groups();
-    long[] sizes = new long[groups];
-    for (int g : groupOf) sizes[g]++;
-    int[] bucketOf = new int[groups];
-    int bucket = 0;
-    long filled = 0;
-    for (int g = 0; g < groups; g++) {
-      if (filled > 0 && filled + sizes[g] > target) {
-        bucket++;
-        filled = 0;
-      }
-      bucketOf[g] = bucket;
-      filled += sizes[g];
-    }
-    bucketCount = bucket + 1;
-    if (bucketCount == 1) return;
-    // each bucket's rows, in input order, dealt into a batch of its own
-    int[] sizesOf = new int[bucketCount];
-    int[] rowBucket = new int[rowCount];
-    memory.add(4L * rowCount);
-    for (int r = 0; r < rowCount; r++) sizesOf[rowBucket[r] = bucketOf[groupOf[r]]]++;
-    tick();
-    pending = new ArrayList<>();
-    for (VectorSchemaRoot own : Gather.deal(batches, input.schema().getFields(), rowBucket, sizesOf, allocator)) {
-      pending.add(new ArrayList<>(List.of(own)));
-    }
-    releaseBatches();
+  private boolean overMemory() {
+    long limit = allocator.getLimit();
+    if (limit <= 0 || limit == Long.MAX_VALUE) return false;
+    if (spilling != null) return heldBytes >= limit / 16;
+    return heldBytes > limit / 4
+        || allocator.getAllocatedMemory() > MemoryReservation.spillAt(limit) && heldBytes >= limit / 8;
   }
 
-  /** Closes the batches held and what was evaluated over them. */
-  private void releaseBatches() {
-    evaluatedBy.values().forEach(perBatch -> perBatch.forEach(ColumnValues::close));
-    evaluatedBy.clear();
-    batches.forEach(VectorSchemaRoot::close);
-    batches.clear();
+  /**
+   * Writes the rows held to the spill's files by their partition keys, and releases them: a few batches at a time
+   * (about 1/32 of the limit), each released once written, so that spilling needs little more memory than it frees.
+   */
+  private void spillHeld() {
+    if (spilling == null) spilling = new Partitions(0);
+    long slice = Math.max(1L << 20, allocator.getLimit() / 32);
+    List<VectorSchemaRoot> batches = new ArrayList<>();
+    long bytes = 0;
+    while (!held.isEmpty()) {
+      VectorSchemaRoot b = held.remove(0);
+      batches.add(b);
+      bytes += allocated(b);
+      if (bytes >= slice || held.isEmpty()) {
+        try {
+          spilling.add(batches);
+        } finally {
+          batches.forEach(VectorSchemaRoot::close);
+          batches.clear();
+          bytes = 0;
+        }
+      }
+    }
+    heldBytes = 0;
+  }
+
+  /**
+   * Splits {@code batches} (owned from now on) into buckets of whole partitions when they are many rows for the
+   * query's memory and every call has the same PARTITION BY: the partitions are numbered by a {@link GroupTable} over
+   * the partition columns and packed, in the order they first appear, into buckets of about {@link #bucketTarget}
+   * rows (a larger partition alone), and each bucket's rows are copied, in input order, into a batch of its own
+   * ({@link Gather#deal}: the input read once, in order; then released). Otherwise one bucket holds every row. The
+   * buckets are queued for evaluation.
+   */
+  private void split(List<VectorSchemaRoot> batches) {
+    WindowBucket whole = bucket(batches);
+    int rowCount = whole.rowCount;
+    long target = bucketTarget();
+    if (rowCount == 0) {
+      whole.close();
+      return;
+    }
+    if (!partitioned || rowCount <= target) {
+      enqueue(whole);
+      return;
+    }
+    List<VectorSchemaRoot> dealt;
+    int[] sizesOf;
+    try {
+      int[] groupOf = new int[rowCount];
+      whole.charge(8L * rowCount);
+      GroupTable partitions = whole.numberPartitions(calls.get(0), groupOf);
+      int groups = partitions.groups();
+      long[] sizes = new long[groups];
+      for (int g : groupOf) sizes[g]++;
+      int[] bucketOf = new int[groups];
+      int bucket = 0;
+      long filled = 0;
+      for (int g = 0; g < groups; g++) {
+        if (filled > 0 && filled + sizes[g] > target) {
+          bucket++;
+          filled = 0;
+        }
+        bucketOf[g] = bucket;
+        filled += sizes[g];
+      }
+      if (bucket == 0) {
+        WindowBucket one = whole;
+        whole = null;
+        enqueue(one);
+        return;
+      }
+      sizesOf = new int[bucket + 1];
+      int[] rowBucket = new int[rowCount];
+      whole.charge(4L * rowCount);
+      for (int r = 0; r < rowCount; r++) sizesOf[rowBucket[r] = bucketOf[groupOf[r]]]++;
+      check();
+      dealt = Gather.deal(whole.batches, input.schema().getFields(), rowBucket, sizesOf, allocator);
+    } finally {
+      if (whole != null) whole.close();
+    }
+    for (int k = 0; k < dealt.size(); k++) {
+      try {
+        enqueue(bucket(List.of(dealt.get(k))));
+      } catch (RuntimeException e) {
+        for (int j = k + 1; j < dealt.size(); j++) dealt.get(j).close();
+        throw e;
+      }
+    }
+  }
+
+  private WindowBucket bucket(List<VectorSchemaRoot> batches) {
+    return new WindowBucket(batches, calls, schema, input.schema().getFields().size(), allocator, batchRows, this::check);
+  }
+
+  private void enqueue(WindowBucket b) {
+    tasks.add(new Task(b));
+    bucketCount++;
   }
 
   /**
    * Rows a bucket should hold: at most {@link #BUCKET_ROWS}, so that its arrays (read in the sort's order, that is at
-   * random) stay near the processor's caches, and a quarter of the query's memory at about 128 bytes a row; at least
-   * 4,096.
+   * random) stay near the processor's caches, and a quarter of the query's memory at about 128 bytes a row shared by
+   * the buckets evaluated at once; at least 4,096.
    */
   private long bucketTarget() {
     long limit = allocator.getLimit();
-    return Math.max(4096, Math.min(BUCKET_ROWS, limit / 4 / 128));
+    return Math.max(4096, Math.min(BUCKET_ROWS, limit / 4 / 128 / (threads + 1)));
   }
 
   static final long BUCKET_ROWS = 1 << 18;
 
-  /** Sorts and evaluates the next bucket; false when every bucket is done. */
-  private boolean nextBucket() {
-    if (bucket >= bucketCount) return false;
-    memory.reset();
-    if (pending != null) { // the bucket's own batches replace the last one's
-      releaseBatches();
-      batches.addAll(pending.get(bucket));
-      pending.set(bucket, null);
-      batchStart = new int[batches.size()];
-      int total = 0;
-      for (int b = 0; b < batches.size(); b++) {
-        batchStart[b] = total;
-        total += batches.get(b).getRowCount();
-      }
-      rowCount = total;
+  /** The next bucket, evaluated (its successors begun on the workers); null when every one is done. */
+  private WindowBucket nextBucket() {
+    while (tasks.isEmpty()) {
+      Partitions.File file = spilled.poll();
+      if (file == null) return null;
+      readBack(file);
     }
-    bucket++;
-    int m = rowCount;
-    localRefs = new long[m];
-    memory.add(8L * m);
-    int o = 0;
-    for (int b = 0; b < batches.size(); b++) {
-      int n = batches.get(b).getRowCount();
-      for (int i = 0; i < n; i++) localRefs[o++] = Rows.ref(b, i);
+    Task next = tasks.poll();
+    int ahead = 0;
+    for (Task t : tasks) {
+      if (ahead++ >= threads) break;
+      t.submit();
     }
-    results = new WindowResult[calls.size()];
-    int[] sorted = null;
-    // calls with the same partition and order share one sort
-    boolean[] done = new boolean[calls.size()];
-    for (int c = 0; c < calls.size(); c++) {
-      if (done[c]) continue;
-      WindowCall wc = calls.get(c).call();
-      List<Integer> group = new ArrayList<>();
-      for (int d = c; d < calls.size(); d++) {
-        WindowCall other = calls.get(d).call();
-        if (!done[d] && other.partitionBy().equals(wc.partitionBy()) && other.orderBy().equals(wc.orderBy())) {
-          group.add(d);
-          done[d] = true;
-        }
-      }
-      Call first = calls.get(c);
-      List<List<ColumnValues>> ord = eval(first.order().stream().map(SortExec.Key::expr).toList());
-      List<KeyColumn> part = new ArrayList<>();
-      long[] partitionIds = partitionIds(first);
-      if (partitionIds != null) part.add(new KeyColumn(partitionIds));
-      List<KeyColumn> ordKeys = new ArrayList<>();
-      for (int k = 0; k < ord.size(); k++) ordKeys.add(new KeyColumn(ord.get(k), first.order().get(k)));
-      sorted = sort(part, ordKeys);
-      long[] refs = new long[m];
-      memory.add(8L * m);
-      for (int p = 0; p < m; p++) refs[p] = localRefs[sorted[p]];
-      // partition and peer boundaries
-      int[] peerStart = new int[m];
-      int[] peerEnd = new int[m];
-      memory.add(8L * m);
-      int ps = 0;
-      while (ps < m) {
-        int pe = ps + 1;
-        while (pe < m && equal(part, sorted[pe - 1], sorted[pe])) pe++;
-        int g = ps;
-        while (g < pe) {
-          int ge = g + 1;
-          while (ge < pe && equal(ordKeys, sorted[ge - 1], sorted[ge])) ge++;
-          for (int p = g; p < ge; p++) {
-            peerStart[p] = g;
-            peerEnd[p] = ge;
-          }
-          g = ge;
-        }
-        ps = pe;
-      }
-      for (int d : group) {
-        Call call = calls.get(d);
-        ArrowType type = schema.getFields().get(input.schema().getFields().size() + d).getType();
-        results[d] = WindowResult.of(type, m, memory); // by the row's place in the bucket
-        Evaluation ev = new Evaluation(call, eval(call.args()), ord, refs, sorted, peerStart, peerEnd, results[d]);
-        for (int s = 0; s < m; ) {
-          int e = s + 1;
-          while (e < m && equal(part, sorted[e - 1], sorted[e])) e++;
-          ev.partition(s, e);
-          s = e;
-        }
-      }
-      order = refs; // the last group's order is the output's
-      orderLocal = sorted;
-    }
-    emitted = 0;
-    return true;
+    return next.await();
   }
 
   /**
-   * One sort key's values in global row order, read once into primitive arrays (BIGINT-like and DOUBLE keys, and
-   * DECIMALs whose unscaled value fits a long) or objects; or a partition's number.
+   * Reads a spill file back and buckets it; a file larger than a quarter of the query's limit is split again into
+   * files of the next level instead.
    */
-  private final class KeyColumn {
-    final Kernels.Family family;
-    final boolean ascending;
-    final boolean nullsFirst;
-    final boolean[] nulls;
-    long[] longs;
-    double[] doubles;
-    Object[] objects;
-    boolean anyNulls;
-
-    /** A partition's number as the key: any consistent order of the partitions groups them. */
-    KeyColumn(long[] ids) {
-      family = Kernels.Family.LONG;
-      ascending = true;
-      nullsFirst = true;
-      nulls = new boolean[ids.length];
-      longs = ids;
-    }
-
-    KeyColumn(List<ColumnValues> perBatch, SortExec.Key key) {
-      this.family = key.family();
-      this.ascending = key.ascending();
-      this.nullsFirst = key.nullsFirst();
-      int m = rowCount;
-      nulls = new boolean[m];
-      memory.add(9L * m);
-      switch (family) {
-        case LONG, ULONG -> longs = new long[m];
-        case DOUBLE -> doubles = new double[m];
-        case DECIMAL -> longs = new long[m];
-        default -> objects = new Object[m];
-      }
-      // the bucket's rows are in input order: each batch's values read once, in bulk where typed
-      int current = -1;
-      ColumnValues v = null;
-      boolean anyNull = false;
-      long[] batchLongs = null;
-      double[] batchDoubles = null;
-      for (int l = 0; l < m; l++) {
-        long ref = localRefs[l];
-        int b = Rows.batch(ref);
-        int i = Rows.row(ref);
-        if (b != current) {
-          current = b;
-          v = perBatch.get(b);
-          anyNull = BatchValues.anyNull(v);
-          int n = batches.get(b).getRowCount();
-          if (family == Kernels.Family.LONG || family == Kernels.Family.ULONG) batchLongs = BatchValues.longs(v, n, batchLongs);
-          else if (family == Kernels.Family.DOUBLE) batchDoubles = BatchValues.doubles(v, n, batchDoubles);
+  private void readBack(Partitions.File file) {
+    long limit = allocator.getLimit();
+    boolean large = limit > 0 && limit < Long.MAX_VALUE && file.bytes() > limit / 4;
+    try (file) {
+      if (large) {
+        if (file.level() + 1 >= MAX_LEVEL) {
+          throw new QuiverException(ErrorCode.RESOURCE_EXHAUSTED, "the window function needs more memory than the "
+              + "query's limit of " + (limit >> 20) + " MiB (--query-memory): after splitting its input by PARTITION BY "
+              + MAX_LEVEL + " times, " + (file.bytes() >> 20) + " MiB of it are still in one piece (one partition "
+              + "holds them, or a few large ones do)");
         }
-        if (anyNull && v.isNull(i)) {
-          nulls[l] = true;
-          anyNulls = true;
-          continue;
-        }
-        switch (family) {
-          case LONG, ULONG -> longs[l] = batchLongs[i];
-          case DOUBLE -> doubles[l] = batchDoubles[i];
-          case DECIMAL -> {
-            if (longs != null) {
-              try {
-                longs[l] = v.getUnscaledLong(i);
-                continue;
-              } catch (ArithmeticException wide) {
-                toObjects(perBatch, l);
-              }
+        Partitions again = new Partitions(file.level() + 1);
+        try {
+          VectorSchemaRoot b;
+          while ((b = file.read()) != null) {
+            try {
+              again.add(List.of(b));
+            } finally {
+              b.close();
             }
-            objects[l] = v.getDecimal(i);
+            check();
           }
-          default -> {
-            Object x = v.getObject(i);
-            // text compares by its UTF-8 bytes: converted once, not at every comparison
-            objects[l] = x instanceof String str ? str.getBytes(java.nio.charset.StandardCharsets.UTF_8) : x;
-          }
-        }
-      }
-    }
-
-    /** Wide decimals: every value before local id {@code upTo} becomes an object too. */
-    private void toObjects(List<ColumnValues> perBatch, int upTo) {
-      objects = new Object[rowCount];
-      memory.add(24L * rowCount);
-      for (int l = 0; l < upTo; l++) {
-        ColumnValues v = perBatch.get(Rows.batch(localRefs[l]));
-        int i = Rows.row(localRefs[l]);
-        if (!v.isNull(i)) objects[l] = v.getDecimal(i);
-      }
-      longs = null;
-    }
-
-    /**
-     * The value at local id {@code l} as a long whose signed order is the key's (direction included), for the radix
-     * sort; doubles with -0.0 as 0.0 and every NaN as one above the infinities, as {@link Kernels#compareDouble}.
-     */
-    long sortable(int l) {
-      long x = doubles != null ? RangeJoinBounds.sortable(doubles[l])
-          : family == Kernels.Family.ULONG ? longs[l] ^ Long.MIN_VALUE : longs[l];
-      return ascending ? x : ~x;
-    }
-
-    int compare(int a, int b) {
-      boolean an = nulls[a];
-      boolean bn = nulls[b];
-      if (an || bn) {
-        if (an && bn) return 0;
-        return an == nullsFirst ? -1 : 1;
-      }
-      int c;
-      if (longs != null) {
-        c = family == Kernels.Family.ULONG ? Long.compareUnsigned(longs[a], longs[b]) : Long.compare(longs[a], longs[b]);
-      } else if (doubles != null) {
-        c = Kernels.compareDouble(doubles[a], doubles[b]);
-      } else {
-        c = Kernels.compareObjects(family, objects[a], objects[b]);
-      }
-      return ascending ? c : -c;
-    }
-  }
-
-  /**
-   * The bucket's local ids in the order of (partition keys, order keys), stable. Keys held as longs or doubles are
-   * sorted one at a time, the last first, by a radix sort ({@link LongSort}) with NULLs then moved by a stable
-   * partition; a key of objects (text, wide decimals) sends all of them through a merge sort with the comparator.
-   */
-  private int[] sort(List<KeyColumn> part, List<KeyColumn> ord) {
-    List<KeyColumn> keys = new ArrayList<>(part);
-    keys.addAll(ord);
-    int count = rowCount;
-    memory.add(24L * count);
-    boolean typed = true;
-    for (KeyColumn k : keys) typed &= k.objects == null;
-    int[] ids = new int[count];
-    if (typed) {
-      long[] perm = new long[count];
-      for (int i = 0; i < count; i++) perm[i] = i;
-      long[] scratch = new long[count];
-      for (int k = keys.size() - 1; k >= 0; k--) {
-        KeyColumn key = keys.get(k);
-        boolean ordered = true;
-        for (int p = 0; p < count; p++) {
-          scratch[p] = key.sortable((int) perm[p]);
-          ordered &= p == 0 || scratch[p - 1] <= scratch[p];
-        }
-        cancellation.check();
-        if (!ordered) LongSort.byKey(scratch, perm); // in order already (a time column, one partition): stable as is
-        if (key.anyNulls) LongSort.nullsApart(perm, key.nulls, key.nullsFirst, scratch, count);
-      }
-      for (int i = 0; i < count; i++) ids[i] = (int) perm[i];
-      return ids;
-    }
-    for (int i = 0; i < count; i++) ids[i] = i;
-    int[] aux = ids.clone();
-    mergeSort(aux, ids, 0, count, keys);
-    return ids;
-  }
-
-  /**
-   * The bucket's rows' partition numbers under {@code call}'s PARTITION BY (null without one), by a {@link GroupTable}
-   * over its batches (local ids are the bucket's row numbers).
-   */
-  private long[] partitionIds(Call call) {
-    if (call.partition().isEmpty()) return null;
-    int[] ids = new int[rowCount];
-    long[] out = new long[rowCount];
-    memory.add(12L * rowCount);
-    numberPartitions(call, ids);
-    for (int l = 0; l < rowCount; l++) out[l] = ids[l];
-    return out;
-  }
-
-  /**
-   * Numbers the partitions of {@code call}'s PARTITION BY over the batches held, from 0 in the order they first
-   * appear (NULL keys one partition), writing each row's number at its place in the batches; returns the table.
-   */
-  private GroupTable numberPartitions(Call call, int[] out) {
-    List<ArrowType> types = new ArrayList<>();
-    for (dev.quiver.planner.expr.Expr e : call.call().partitionBy()) types.add(e.type());
-    GroupTable partitions = new GroupTable(types);
-    List<List<ColumnValues>> values = eval(call.partition());
-    int[] ids = new int[batchRows];
-    for (int b = 0; b < batches.size(); b++) {
-      int n = batches.get(b).getRowCount();
-      if (ids.length < n) ids = new int[n];
-      List<ColumnValues> keys = new ArrayList<>();
-      for (List<ColumnValues> v : values) keys.add(v.get(b));
-      partitions.batch(keys, n);
-      partitions.ids(0, n, ids);
-      System.arraycopy(ids, 0, out, batchStart[b], n);
-      tick();
-    }
-    memory.add(partitions.bytes());
-    return partitions;
-  }
-
-  private int compare(List<KeyColumn> keys, int a, int b) {
-    tick();
-    for (KeyColumn k : keys) {
-      int c = k.compare(a, b);
-      if (c != 0) return c;
-    }
-    return 0;
-  }
-
-  /** A stable merge sort of {@code dst[from, to)} ({@code src} holds the same ids on entry). */
-  private void mergeSort(int[] src, int[] dst, int from, int to, List<KeyColumn> keys) {
-    if (to - from <= 16) {
-      for (int i = from + 1; i < to; i++) {
-        int x = dst[i];
-        int j = i - 1;
-        while (j >= from && compare(keys, dst[j], x) > 0) {
-          dst[j + 1] = dst[j];
-          j--;
-        }
-        dst[j + 1] = x;
-      }
-      return;
-    }
-    int mid = (from + to) >>> 1;
-    mergeSort(dst, src, from, mid, keys);
-    mergeSort(dst, src, mid, to, keys);
-    if (compare(keys, src[mid - 1], src[mid]) <= 0) {
-      System.arraycopy(src, from, dst, from, to - from);
-      return;
-    }
-    for (int i = from, p = from, q = mid; i < to; i++) {
-      if (q >= to || p < mid && compare(keys, src[p], src[q]) <= 0) dst[i] = src[p++];
-      else dst[i] = src[q++];
-    }
-  }
-
-  private boolean equal(List<KeyColumn> keys, int a, int b) {
-    for (KeyColumn k : keys) if (k.compare(a, b) != 0) return false;
-    return true;
-  }
-
-  /** The evaluation of one call over the sorted rows, one partition at a time. */
-  private final class Evaluation {
-    final Call call;
-    final WindowCall wc;
-    final List<List<ColumnValues>> args;
-    final List<List<ColumnValues>> ord;
-    /** The rows in the sort's order, as references and as local ids (results are kept by local id). */
-    final long[] sorted;
-    final int[] local;
-    final int[] peerStart;
-    final int[] peerEnd;
-    final WindowResult out;
-    /** For GROUPS frames: each row's peer group in its partition, and the groups' first rows. */
-    int[] groupOf;
-    int[] groupStart;
-
-    Evaluation(Call call, List<List<ColumnValues>> args, List<List<ColumnValues>> ord, long[] sorted, int[] local,
-        int[] peerStart, int[] peerEnd, WindowResult out) {
-      this.local = local;
-      this.call = call;
-      this.wc = call.call();
-      this.args = args;
-      this.ord = ord;
-      this.sorted = sorted;
-      this.peerStart = peerStart;
-      this.peerEnd = peerEnd;
-      this.out = out;
-    }
-
-    ColumnValues values(int arg, int p) {
-      return args.get(arg).get(Rows.batch(sorted[p]));
-    }
-
-    /** Argument {@code arg}'s value at sorted position {@code p}, or null. */
-    Object value(int arg, int p) {
-      ColumnValues v = values(arg, p);
-      int r = Rows.row(sorted[p]);
-      return v.isNull(r) ? null : v.getObject(r);
-    }
-
-    void set(int p, Object v) {
-      out.set(local[p], v);
-    }
-
-    void setLong(int p, long v) {
-      out.setLong(local[p], v);
-    }
-
-    void setDouble(int p, double v) {
-      out.setDouble(local[p], v);
-    }
-
-    void partition(int ps, int pe) {
-      int size = pe - ps;
-      switch (wc.func()) {
-        case ROW_NUMBER -> {
-          for (int p = ps; p < pe; p++) setLong(p, p - ps + 1);
-        }
-        case RANK -> {
-          for (int p = ps; p < pe; p++) setLong(p, peerStart[p] - ps + 1);
-        }
-        case DENSE_RANK -> {
-          long dense = 0;
-          for (int p = ps; p < pe; p++) {
-            if (peerStart[p] == p) dense++;
-            setLong(p, dense);
-          }
-        }
-        case PERCENT_RANK -> {
-          for (int p = ps; p < pe; p++) setDouble(p, size == 1 ? 0.0 : (double) (peerStart[p] - ps) / (size - 1));
-        }
-        case CUME_DIST -> {
-          for (int p = ps; p < pe; p++) setDouble(p, (double) (peerEnd[p] - ps) / size);
-        }
-        case NTILE -> {
-          for (int p = ps; p < pe; p++) {
-            tick();
-            Object k = value(0, p);
-            if (k == null) {
-              set(p, null);
-              continue;
-            }
-            long buckets = (Long) k;
-            if (buckets <= 0) {
-              throw new QuiverException(ErrorCode.DATA_ERROR, "argument of ntile must be greater than zero, not " + buckets);
-            }
-            long q = size / buckets;
-            long r = size % buckets;
-            long i = p - ps;
-            long bucket = i < r * (q + 1) ? i / (q + 1) + 1 : r + (i - r * (q + 1)) / q + 1;
-            setLong(p, bucket);
-          }
-        }
-        case LAG, LEAD -> {
-          for (int p = ps; p < pe; p++) {
-            tick();
-            long offset = 1;
-            if (wc.args().size() > 1) {
-              Object o = value(1, p);
-              if (o == null) {
-                set(p, null);
-                continue;
-              }
-              offset = Math.max(-(long) Integer.MAX_VALUE, Math.min((Long) o, Integer.MAX_VALUE));
-            }
-            long target = wc.func() == WindowFunc.LAG ? p - offset : p + offset;
-            if (target >= ps && target < pe) set(p, value(0, (int) target));
-            else set(p, wc.args().size() > 2 ? value(2, p) : null);
-          }
-        }
-        case FIRST_VALUE, LAST_VALUE, NTH_VALUE -> valueFunctions(ps, pe);
-        case AGGREGATE -> aggregate(ps, pe);
-      }
-    }
-
-    void prepareGroups(int ps, int pe) {
-      if (wc.frame() == null || wc.frame().unit() != FrameUnit.GROUPS) return;
-      groupOf = new int[pe - ps];
-      List<Integer> starts = new ArrayList<>();
-      for (int p = ps; p < pe; p++) {
-        if (peerStart[p] == p) starts.add(p);
-        groupOf[p - ps] = starts.size() - 1;
-      }
-      starts.add(pe);
-      groupStart = starts.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /** The first row of the frame of the row at {@code p}. */
-    int frameStart(FrameBound b, int p, int ps, int pe) {
-      FrameUnit unit = wc.frame().unit();
-      return switch (b.kind()) {
-        case UNBOUNDED_PRECEDING -> ps;
-        case CURRENT_ROW -> unit == FrameUnit.ROWS ? p : peerStart[p];
-        case UNBOUNDED_FOLLOWING -> pe;
-        case PRECEDING, FOLLOWING -> {
-          boolean preceding = b.kind() == BoundKind.PRECEDING;
-          if (unit == FrameUnit.ROWS) {
-            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
-            long s = preceding ? p - n : p + n;
-            yield (int) Math.max(ps, Math.min(pe, s));
-          }
-          if (unit == FrameUnit.GROUPS) {
-            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
-            long g = groupOf[p - ps] + (preceding ? -n : n);
-            int groups = groupStart.length - 1;
-            yield g < 0 ? ps : g >= groups ? pe : groupStart[(int) g];
-          }
-          yield rangeBound(b, p, ps, pe, true);
-        }
-      };
-    }
-
-    /** One past the last row of the frame of the row at {@code p}. */
-    int frameEnd(FrameBound b, int p, int ps, int pe) {
-      FrameUnit unit = wc.frame().unit();
-      return switch (b.kind()) {
-        case UNBOUNDED_FOLLOWING -> pe;
-        case CURRENT_ROW -> unit == FrameUnit.ROWS ? p + 1 : peerEnd[p];
-        case UNBOUNDED_PRECEDING -> ps;
-        case PRECEDING, FOLLOWING -> {
-          boolean preceding = b.kind() == BoundKind.PRECEDING;
-          if (unit == FrameUnit.ROWS) {
-            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
-            long e = (preceding ? p - n : p + n) + 1;
-            yield (int) Math.max(ps, Math.min(pe, e));
-          }
-          if (unit == FrameUnit.GROUPS) {
-            long n = Math.min((Long) b.offset().value(), Integer.MAX_VALUE); // beyond any partition
-            long g = groupOf[p - ps] + (preceding ? -n : n);
-            int groups = groupStart.length - 1;
-            yield g < 0 ? ps : g >= groups ? pe : groupStart[(int) g + 1];
-          }
-          yield rangeBound(b, p, ps, pe, false);
-        }
-      };
-    }
-
-    /**
-     * A RANGE bound with an offset: the first row (for a start; for an end, the first row past the frame) whose
-     * ORDER BY key is at or after (after) the current key minus (plus) the offset, in the sort's direction. A NULL
-     * key's frame is its peers; NULL keys are outside any other row's offset range.
-     */
-    int rangeBound(FrameBound b, int p, int ps, int pe, boolean start) {
-      SortExec.Key key = call.order().get(0);
-      ColumnValues cv = ord.get(0).get(Rows.batch(sorted[p]));
-      int row = Rows.row(sorted[p]);
-      if (cv.isNull(row)) return start ? peerStart[p] : peerEnd[p];
-      // the non-NULL keys of the partition
-      int lo = ps;
-      int hi = pe;
-      if (key.nullsFirst()) {
-        while (lo < hi && isNullKey(lo)) lo = peerEnd[lo];
-      } else {
-        int last = hi - 1;
-        if (isNullKey(last)) hi = peerStart[last];
-      }
-      Object v = cv.getObject(row);
-      boolean toward = (b.kind() == BoundKind.FOLLOWING) == key.ascending(); // add the offset
-      Object t = shift(v, b.offset().value(), toward, key.family());
-      // start: first row with key at or after t; end: first row with key after t (in sort order)
-      int l = lo;
-      int h = hi;
-      while (l < h) {
-        int m = (l + h) >>> 1;
-        ColumnValues mv = ord.get(0).get(Rows.batch(sorted[m]));
-        int c = Kernels.compareObjects(key.family(), mv.getObject(Rows.row(sorted[m])), t);
-        if (!key.ascending()) c = -c;
-        boolean before = start ? c < 0 : c <= 0;
-        if (before) l = m + 1;
-        else h = m;
-      }
-      return l;
-    }
-
-    boolean isNullKey(int p) {
-      return ord.get(0).get(Rows.batch(sorted[p])).isNull(Rows.row(sorted[p]));
-    }
-
-    /** {@code v} plus (or minus) {@code offset}, in the key's family; saturated instead of overflowing. */
-    Object shift(Object v, Object offset, boolean add, Kernels.Family family) {
-      return switch (family) {
-        case LONG -> {
-          long x = (Long) v;
-          long n = offset instanceof Long l ? l : ((BigDecimal) offset).setScale(0, java.math.RoundingMode.FLOOR).longValue();
-          try {
-            yield add ? Math.addExact(x, n) : Math.subtractExact(x, n);
-          } catch (ArithmeticException overflow) {
-            yield add ? Long.MAX_VALUE : Long.MIN_VALUE;
-          }
-        }
-        case DOUBLE -> {
-          double n = offset instanceof Double d ? d : offset instanceof Long l ? l : ((BigDecimal) offset).doubleValue();
-          yield add ? (Double) v + n : (Double) v - n;
-        }
-        default -> {
-          BigDecimal x = (BigDecimal) v;
-          BigDecimal n = offset instanceof BigDecimal d ? d : offset instanceof Long l ? BigDecimal.valueOf(l)
-              : BigDecimal.valueOf((Double) offset);
-          yield add ? x.add(n) : x.subtract(n);
-        }
-      };
-    }
-
-    /** The frame of the row at {@code p} minus its exclusion, as up to three [start, end) segments in {@code seg}. */
-    int segments(int p, int ps, int pe, int[] seg) {
-      Frame f = wc.frame();
-      int fs = frameStart(f.start(), p, ps, pe);
-      int fe = Math.max(fs, frameEnd(f.end(), p, ps, pe));
-      int k = 0;
-      switch (f.exclude()) {
-        case NO_OTHERS -> k = add(seg, k, fs, fe);
-        case CURRENT_ROW -> {
-          k = add(seg, k, fs, Math.min(fe, p));
-          k = add(seg, k, Math.max(fs, p + 1), fe);
-        }
-        case GROUP -> {
-          k = add(seg, k, fs, Math.min(fe, peerStart[p]));
-          k = add(seg, k, Math.max(fs, peerEnd[p]), fe);
-        }
-        case TIES -> {
-          k = add(seg, k, fs, Math.min(fe, peerStart[p]));
-          if (p >= fs && p < fe) k = add(seg, k, p, p + 1);
-          k = add(seg, k, Math.max(fs, peerEnd[p]), fe);
-        }
-      }
-      return k;
-    }
-
-    private int add(int[] seg, int k, int s, int e) {
-      if (s >= e) return k;
-      seg[2 * k] = s;
-      seg[2 * k + 1] = e;
-      return k + 1;
-    }
-
-    void valueFunctions(int ps, int pe) {
-      prepareGroups(ps, pe);
-      int[] seg = new int[6];
-      for (int p = ps; p < pe; p++) {
-        tick();
-        int k = segments(p, ps, pe, seg);
-        Object v = null;
-        if (k > 0) {
-          switch (wc.func()) {
-            case FIRST_VALUE -> v = value(0, seg[0]);
-            case LAST_VALUE -> v = value(0, seg[2 * k - 1] - 1);
-            default -> {
-              Object nv = value(1, p);
-              if (nv != null) {
-                long nth = (Long) nv;
-                if (nth <= 0) {
-                  throw new QuiverException(ErrorCode.DATA_ERROR, "argument of nth_value must be greater than zero, not " + nth);
-                }
-                for (int s = 0; s < k; s++) {
-                  int len = seg[2 * s + 1] - seg[2 * s];
-                  if (nth <= len) {
-                    v = value(0, seg[2 * s] + (int) nth - 1);
-                    break;
-                  }
-                  nth -= len;
-                }
-              }
-            }
-          }
-        }
-        set(p, v);
-      }
-    }
-
-    AggregateCall aggregateCall() {
-      String separator = wc.agg() == AggFunc.STRING_AGG
-          ? (String) ((dev.quiver.planner.expr.Expr.Literal) wc.args().get(1)).value() : null;
-      return new AggregateCall(wc.agg(), wc.args().isEmpty() ? null : wc.args().get(0), wc.type(), wc.name(), wc.distinct(),
-          separator, List.of());
-    }
-
-    void aggregate(int ps, int pe) {
-      prepareGroups(ps, pe);
-      Frame f = wc.frame();
-      AggregateCall ac = aggregateCall();
-      boolean noExclusion = f.exclude() == Exclude.NO_OTHERS;
-      if (noExclusion && f.start().kind() == BoundKind.UNBOUNDED_PRECEDING) {
-        // a running aggregate: the frame's end only moves forward
-        Accumulator acc = Accumulator.create(ac, memory);
-        int added = ps;
-        Object result = null;
-        for (int p = ps; p < pe; p++) {
-          tick();
-          int fe = frameEnd(f.end(), p, ps, pe);
-          if (added < fe || p == ps) { // peers share one frame: its result is computed once
-            while (added < fe) {
-              addTo(acc, added);
-              added++;
-            }
-            result = acc.result();
-          }
-          set(p, result);
+          again.finish(spilled);
+        } catch (RuntimeException e) {
+          again.close();
+          throw e;
         }
         return;
       }
-      Sliding sliding = noExclusion && !wc.distinct() ? Sliding.of(ac, this) : null;
-      if (sliding != null) {
-        int lo = ps;
-        int hi = ps;
-        for (int p = ps; p < pe; p++) {
-          tick();
-          int fs = frameStart(f.start(), p, ps, pe);
-          int fe = Math.max(fs, frameEnd(f.end(), p, ps, pe));
-          while (hi < fe) sliding.add(hi++);
-          while (lo < fs) sliding.remove(lo++);
-          set(p, sliding.result());
-        }
-        return;
-      }
-      // recomputed per row over the frame
-      int[] seg = new int[6];
-      for (int p = ps; p < pe; p++) {
-        int k = segments(p, ps, pe, seg);
-        Accumulator acc = Accumulator.create(ac, memory);
-        for (int s = 0; s < k; s++) {
-          for (int q = seg[2 * s]; q < seg[2 * s + 1]; q++) {
-            tick();
-            addTo(acc, q);
-          }
-        }
-        set(p, acc.result());
-      }
-    }
-
-    void addTo(Accumulator acc, int p) {
-      if (wc.args().isEmpty()) acc.add(null, Rows.row(sorted[p]));
-      else acc.add(values(0, p), Rows.row(sorted[p]));
-    }
-  }
-
-  /** An aggregate over a frame whose two ends only move forward: rows are added at its end, removed at its start. */
-  private abstract static class Sliding {
-    final Evaluation ev;
-    final AggregateCall call;
-
-    Sliding(Evaluation ev, AggregateCall call) {
-      this.ev = ev;
-      this.call = call;
-    }
-
-    abstract void add(int p);
-
-    abstract void remove(int p);
-
-    abstract Object result();
-
-    /** A sliding state for {@code call}, or null when it has none (var/stddev: recomputed). */
-    static Sliding of(AggregateCall call, Evaluation ev) {
-      if (call.arg() == null) return new CountRows(ev, call);
-      Kernels.Family family = Kernels.family(call.arg().type());
-      return switch (call.func()) {
-        case COUNT -> new CountRows(ev, call);
-        case SUM, AVG -> family == Kernels.Family.DOUBLE ? new DoubleSum(ev, call)
-            : family == Kernels.Family.LONG && !(call.type() instanceof ArrowType.Decimal) ? new LongSum(ev, call)
-            : new DecimalSum(ev, call);
-        case MIN, MAX -> new MinMax(ev, call, family);
-        case BOOL_AND, BOOL_OR -> new Bools(ev, call);
-        default -> null;
-      };
-    }
-
-    Object value(int p) {
-      return ev.value(0, p);
-    }
-  }
-
-  private static final class CountRows extends Sliding {
-    long n;
-    CountRows(Evaluation ev, AggregateCall call) { super(ev, call); }
-    void add(int p) { if (call.arg() == null || value(p) != null) n++; }
-    void remove(int p) { if (call.arg() == null || value(p) != null) n--; }
-    Object result() { return n; }
-  }
-
-  private static final class LongSum extends Sliding {
-    long sum;
-    long n;
-    LongSum(Evaluation ev, AggregateCall call) { super(ev, call); }
-    void add(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      n++;
+      List<VectorSchemaRoot> batches = new ArrayList<>();
       try {
-        sum = Math.addExact(sum, (Long) v);
-      } catch (ArithmeticException e) {
-        throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + dev.quiver.planner.expr.Exprs.toUserString(call.arg()) + ") overflows BIGINT");
+        VectorSchemaRoot b;
+        while ((b = file.read()) != null) batches.add(b);
+      } catch (RuntimeException e) {
+        batches.forEach(VectorSchemaRoot::close);
+        throw e;
       }
-    }
-    void remove(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      n--;
-      sum -= (Long) v; // the sum of the rows left: it fitted before they were added
-    }
-    Object result() {
-      if (n == 0) return null;
-      if (call.func() == AggFunc.AVG) return average(sum, n);
-      return sum;
+      split(batches);
     }
   }
 
   /**
-   * {@code sum / n} as the double nearest the exact quotient, as the BigDecimal division to 34 digits then rounded to
-   * a double gives it. Where both fit 53 bits they are doubles exactly and IEEE division rounds the exact quotient
-   * once; that quotient cannot be a tie between two doubles (it would need a 54-bit odd numerator) and lies at least
-   * 2^-106 (relative) from one, beyond the 34-digit rounding's reach, so both ways give the same double.
+   * A bucket waiting for evaluation: by a worker of the executor or by the reading thread, whichever claims it first
+   * (a bucket is evaluated once, on one thread).
    */
-  static double average(long sum, long n) {
-    if (Math.abs(sum) <= (1L << 53) && n <= (1L << 53)) return (double) sum / n;
-    return BigDecimal.valueOf(sum).divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue();
+  private final class Task {
+    final WindowBucket bucket;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+    private final CompletableFuture<WindowBucket> done = new CompletableFuture<>();
+    private boolean submitted;
+
+    Task(WindowBucket bucket) {
+      this.bucket = bucket;
+    }
+
+    void submit() {
+      if (submitted || executor == null) return;
+      submitted = true;
+      try {
+        executor.execute(this::run);
+      } catch (RejectedExecutionException e) {
+        // the pool is shutting down: the reading thread evaluates it
+      }
+    }
+
+    private void run() {
+      if (!claimed.compareAndSet(false, true)) return;
+      try {
+        bucket.evaluate();
+        done.complete(bucket);
+      } catch (Throwable t) {
+        done.completeExceptionally(t);
+      }
+    }
+
+    /** Evaluates the bucket here unless a worker has begun it, then waits for it; its failure is thrown here. */
+    WindowBucket await() {
+      run();
+      try {
+        return done.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        discard();
+        throw new QuiverException(ErrorCode.CANCELLED, "the window function was interrupted");
+      } catch (ExecutionException e) {
+        discard();
+        if (e.getCause() instanceof RuntimeException r) throw r;
+        if (e.getCause() instanceof Error err) throw err;
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+
+    /** Closes the bucket once no thread evaluates it (waiting for a worker that has begun). */
+    void discard() {
+      if (claimed.compareAndSet(false, true)) {
+        bucket.close();
+        return;
+      }
+      try {
+        done.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException ignored) {
+        // failed: closed all the same
+      }
+      bucket.close();
+    }
   }
 
-  private static final class DecimalSum extends Sliding {
-    BigDecimal sum = BigDecimal.ZERO;
-    long n;
-    final ArrowType argType;
-    DecimalSum(Evaluation ev, AggregateCall call) {
-      super(ev, call);
-      this.argType = call.arg().type();
+  /**
+   * The input split into {@link #SPILL_FILES} Arrow IPC files by a hash of its partition keys at one level, in a
+   * directory of its own under {@code --spill-dir}; closing deletes what is left.
+   */
+  private final class Partitions implements AutoCloseable {
+    private final int level;
+    private final java.nio.file.Path dir;
+    private final SpillFile[] files = new SpillFile[SPILL_FILES];
+
+    /** One file, read back after the spill: owns its part of the directory; closing deletes it. */
+    record File(SpillFile spill, java.nio.file.Path dir, int level, long bytes) implements AutoCloseable {
+      VectorSchemaRoot read() {
+        return spill.read();
+      }
+
+      @Override
+      public void close() {
+        spill.close();
+        SpillFile.deleteDirectory(dir); // once its last file is gone
+      }
     }
-    BigDecimal exact(Object v) {
-      return v instanceof BigDecimal b ? b : Casts.exact(v, argType);
+
+    Partitions(int level) {
+      this.level = level;
+      this.dir = SpillFile.directory("quiver-window-", "the window function");
     }
-    void add(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      n++;
-      sum = sum.add(exact(v));
-    }
-    void remove(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      n--;
-      sum = sum.subtract(exact(v));
-    }
-    Object result() {
-      if (n == 0) return null;
-      if (call.func() == AggFunc.AVG) return sum.divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue();
-      if (call.type() instanceof ArrowType.Decimal d) {
-        BigDecimal s = sum.setScale(d.getScale());
-        if (s.precision() > SqlTypes.MAX_DECIMAL_PRECISION) {
-          throw new QuiverException(ErrorCode.DATA_ERROR, "sum(" + dev.quiver.planner.expr.Exprs.toUserString(call.arg())
-              + ") overflows " + SqlTypes.sqlName(call.type()));
+
+    /** Writes the rows of {@code batches} (not closed here) to the files of their partition keys. */
+    void add(List<VectorSchemaRoot> batches) {
+      Call first = calls.get(0);
+      List<Field> fields = input.schema().getFields();
+      int rows = 0;
+      for (VectorSchemaRoot b : batches) rows += b.getRowCount();
+      if (rows == 0) return;
+      int[] part = new int[rows];
+      int[] sizes = new int[SPILL_FILES];
+      int at = 0;
+      for (VectorSchemaRoot b : batches) {
+        int n = b.getRowCount();
+        List<ColumnValues> values = new ArrayList<>();
+        try {
+          List<FieldVector> keys = new ArrayList<>();
+          for (PhysicalExpr e : first.partition()) {
+            ColumnValues v = e.eval(b, allocator);
+            values.add(v);
+            if (v.vector() != null) keys.add(v.vector()); // a constant is one value for every row
+          }
+          int[] p = KeyPartitions.of(keys, n, SPILL_FILES, level);
+          for (int i = 0; i < n; i++) sizes[part[at + i] = p[i]]++;
+          at += n;
+        } finally {
+          values.forEach(ColumnValues::close);
         }
-        return s;
       }
-      return sum;
-    }
-  }
-
-  /** A compensated (Neumaier) sum that rows leave as they came; NaN and infinities are counted apart. */
-  private static final class DoubleSum extends Sliding {
-    double sum;
-    double compensation;
-    long n;
-    long nan;
-    long posInf;
-    long negInf;
-    DoubleSum(Evaluation ev, AggregateCall call) { super(ev, call); }
-    void add(int p) { update(p, 1); }
-    void remove(int p) { update(p, -1); }
-    void update(int p, int sign) {
-      Object v = value(p);
-      if (v == null) return;
-      double x = ((Number) v).doubleValue();
-      n += sign;
-      if (Double.isNaN(x)) {
-        nan += sign;
-      } else if (x == Double.POSITIVE_INFINITY) {
-        posInf += sign;
-      } else if (x == Double.NEGATIVE_INFINITY) {
-        negInf += sign;
-      } else {
-        double y = sign * x;
-        double t = sum + y;
-        compensation += Math.abs(sum) >= Math.abs(y) ? (sum - t) + y : (y - t) + sum;
-        sum = t;
-      }
-    }
-    Object result() {
-      if (n == 0) return null;
-      double s;
-      if (nan > 0 || posInf > 0 && negInf > 0) s = Double.NaN;
-      else if (posInf > 0) s = Double.POSITIVE_INFINITY;
-      else if (negInf > 0) s = Double.NEGATIVE_INFINITY;
-      else s = sum + compensation;
-      return call.func() == AggFunc.AVG ? s / n : s;
-    }
-  }
-
-  /** Min or max with a monotonic deque of positions: the front is the best of the frame. */
-  private static final class MinMax extends Sliding {
-    final Kernels.Family family;
-    final boolean min;
-    int[] deque = new int[16];
-    int head;
-    int tail;
-    MinMax(Evaluation ev, AggregateCall call, Kernels.Family family) {
-      super(ev, call);
-      this.family = family;
-      this.min = call.func() == AggFunc.MIN;
-    }
-    boolean notWorse(Object candidate, Object than) {
-      int c = Kernels.compareObjects(family, candidate, than);
-      return min ? c <= 0 : c >= 0;
-    }
-    void add(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      while (tail > head && notWorse(v, value(deque[tail - 1]))) tail--;
-      if (tail == deque.length) {
-        if (head > 0) {
-          System.arraycopy(deque, head, deque, 0, tail - head);
-          tail -= head;
-          head = 0;
+      check();
+      List<VectorSchemaRoot> dealt = Gather.deal(batches, fields, part, sizes, allocator);
+      try {
+        for (int f = 0; f < SPILL_FILES; f++) {
+          if (sizes[f] == 0) continue;
+          if (files[f] == null) {
+            files[f] = new SpillFile(dir.resolve("partition-" + f + ".arrows"), input.schema(), allocator,
+                "the window function");
+          }
+          files[f].write(dealt.get(f));
         }
-        if (tail == deque.length) deque = Arrays.copyOf(deque, deque.length * 2);
+      } finally {
+        dealt.forEach(VectorSchemaRoot::close);
       }
-      deque[tail++] = p;
     }
-    void remove(int p) {
-      if (tail > head && deque[head] == p) head++;
-    }
-    Object result() {
-      return tail > head ? value(deque[head]) : null;
-    }
-  }
 
-  private static final class Bools extends Sliding {
-    long trues;
-    long falses;
-    Bools(Evaluation ev, AggregateCall call) { super(ev, call); }
-    void add(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      if ((Boolean) v) trues++;
-      else falses++;
+    /** Ends writing; each file written goes on {@code out} to be read back (which then owns it). */
+    void finish(ArrayDeque<File> out) {
+      try {
+        for (SpillFile f : files) if (f != null) f.finish();
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+      for (int f = 0; f < SPILL_FILES; f++) {
+        if (files[f] == null) continue;
+        spilledBytes += files[f].bytes();
+        spillPartitions++;
+        out.add(new File(files[f], dir, level, files[f].bytes()));
+        files[f] = null;
+      }
+      SpillFile.deleteDirectory(dir); // nothing written: empty
     }
-    void remove(int p) {
-      Object v = value(p);
-      if (v == null) return;
-      if ((Boolean) v) trues--;
-      else falses--;
-    }
-    Object result() {
-      if (trues + falses == 0) return null;
-      return call.func() == AggFunc.BOOL_AND ? falses == 0 : trues > 0;
+
+    @Override
+    public void close() {
+      for (int f = 0; f < SPILL_FILES; f++) {
+        if (files[f] != null) files[f].close();
+        files[f] = null;
+      }
+      SpillFile.deleteDirectory(dir);
     }
   }
 
   @Override
   protected VectorSchemaRoot produce() {
-    if (batchStart == null) consume();
-    while (order == null || emitted >= order.length) {
-      if (!nextBucket()) return null;
+    if (!consumed) consume();
+    while (current == null || emitted >= current.order.length) {
+      if (current != null) {
+        current.close();
+        current = null;
+      }
+      current = nextBucket();
+      emitted = 0;
+      if (current == null) return null;
     }
-    int count = Math.min(batchRows, order.length - emitted);
+    int count = Math.min(batchRows, current.order.length - emitted);
     List<Field> fields = schema.getFields();
     int inputColumns = input.schema().getFields().size();
-    List<FieldVector> vectors = new ArrayList<>(Rows.copy(batches, 0, fields.subList(0, inputColumns), order, emitted, count, allocator));
+    List<FieldVector> vectors = new ArrayList<>(Rows.copy(current.batches, 0, fields.subList(0, inputColumns),
+        current.order, emitted, count, allocator));
     try {
       for (int c = 0; c < calls.size(); c++) {
         Field f = fields.get(inputColumns + c);
         FieldVector v = Vectors.create(f.getName(), f.getType(), allocator, count);
         vectors.add(v);
-        results[c].write(v, orderLocal, emitted, count);
+        current.results[c].write(v, current.orderLocal, emitted, count);
         v.setValueCount(count);
       }
     } catch (RuntimeException e) {
@@ -1192,13 +578,18 @@ public final class WindowExec extends Operator {
 
   @Override
   public void close() {
+    closing = true;
     super.close();
-    releaseBatches();
-    if (pending != null) {
-      for (List<VectorSchemaRoot> own : pending) if (own != null) own.forEach(VectorSchemaRoot::close);
-      pending = null;
-    }
-    results = null;
+    held.forEach(VectorSchemaRoot::close);
+    held.clear();
+    for (Task t : tasks) t.discard();
+    tasks.clear();
+    if (current != null) current.close();
+    current = null;
+    if (spilling != null) spilling.close();
+    spilling = null;
+    spilled.forEach(Partitions.File::close);
+    spilled.clear();
     memory.close();
   }
 }

@@ -22,14 +22,14 @@ class WindowAverageTest {
     long[] edges = {0, 1, -1, 3, 7, (1L << 53) - 1, 1L << 53, -(1L << 53), (1L << 53) + 1, Long.MAX_VALUE, Long.MIN_VALUE};
     for (long sum : edges) {
       for (long n : new long[] {1, 2, 3, 7, 10, 1_000_003, (1L << 53) - 1, 1L << 53, (1L << 53) + 1}) {
-        assertThat(WindowExec.average(sum, n)).as("%d / %d", sum, n).isEqualTo(exact(sum, n));
+        assertThat(WindowBucket.average(sum, n)).as("%d / %d", sum, n).isEqualTo(exact(sum, n));
       }
     }
     for (int i = 0; i < 200_000; i++) {
       int bits = 1 + r.nextInt(63);
       long sum = r.nextLong() >> (64 - bits);
       long n = 1 + (r.nextLong() >>> (1 + r.nextInt(63)));
-      assertThat(WindowExec.average(sum, n)).as("%d / %d", sum, n).isEqualTo(exact(sum, n));
+      assertThat(WindowBucket.average(sum, n)).as("%d / %d", sum, n).isEqualTo(exact(sum, n));
     }
   }
 }
