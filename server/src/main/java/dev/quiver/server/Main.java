@@ -336,7 +336,7 @@ public final class Main {
         + " each this + 256m");
     System.out.println("  --metadata-cache BYTES  dictionaries, bloom filters and page indexes kept across queries to prune"
         + " with, by file version (default 256m; 0: none); EXPLAIN ANALYZE shows metadata_cache_hits/_misses");
-    System.out.println("  --spill-dir DIR  where a hash join's build side, a sort's rows or an aggregation's groups that outgrow"
+    System.out.println("  --spill-dir DIR  where a hash join's build side, a sort's rows, an aggregation's groups or a window's input that outgrow"
         + " the query's memory are written (default: the system's temp directory); deleted when the query ends");
     System.out.println("  --max-queries-per-user N  running queries per user (default " + ServerConfig.DEFAULT_MAX_QUERIES_PER_USER
         + ": 8 or twice the cores; without --users all clients are one user); more wait");
