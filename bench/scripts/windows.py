@@ -15,6 +15,8 @@ QUERIES = [
     ("rank per string group", "SELECT count(*) FROM (SELECT rank() OVER (PARTITION BY s ORDER BY v) AS r FROM t) x "
      "WHERE r <= 3"),
     ("row_number over all rows", "SELECT max(rn - id) FROM (SELECT id, row_number() OVER (ORDER BY v) AS rn FROM t) x"),
+    ("moving stddev, 501 rows, 2 M rows", "SELECT max(s) FROM (SELECT stddev_samp(v) OVER (PARTITION BY g ORDER BY "
+     "id ROWS BETWEEN 500 PRECEDING AND CURRENT ROW) AS s FROM t WHERE id % 10 = 0) x"),
     ("top 2 per group (QUALIFY shape)", "SELECT g, v FROM (SELECT g, v, row_number() OVER (PARTITION BY g ORDER BY v "
      "DESC) AS rn FROM t) s WHERE rn <= 2"),
 ]

@@ -152,9 +152,9 @@ class WindowFunctionsTest {
 
   @Test
   void aStatementTimeoutStopsAWindowThatWouldRunForMinutes() throws Exception {
-    // stddev over a sliding frame is recomputed per row: 150,000 rows x 300,000-row frames
+    // a frame with EXCLUDE is recomputed per row: 150,000 rows x 300,000-row frames
     String sql = "SELECT count(*), sum(x) FROM (SELECT stddev_samp(o_totalprice) OVER (ORDER BY o_orderkey "
-        + "ROWS BETWEEN 150000 PRECEDING AND 150000 FOLLOWING) AS x FROM orders) t";
+        + "ROWS BETWEEN 150000 PRECEDING AND 150000 FOLLOWING EXCLUDE CURRENT ROW) AS x FROM orders) t";
     try (Connection c = server.jdbc(); Statement st = c.createStatement()) {
       st.execute("SET quiver.statement_timeout_ms = 2000");
       long t0 = System.nanoTime();
@@ -165,11 +165,23 @@ class WindowFunctionsTest {
   }
 
   @Test
-  void overTheMemoryLimitFailsClearly() throws Exception {
-    // the window buffers all of lineitem (600,000 rows at the sample's scale) over a 16 MiB query limit
+  void overTheMemoryLimitSpillsByPartitionOrFailsClearly() throws Exception {
+    // the window holds all of lineitem (600,000 rows at the sample's scale) over a 16 MiB query limit: with a
+    // PARTITION BY it spills by partition and answers as in memory
+    String partitioned = "SELECT count(*), sum(x) FROM (SELECT sum(l_quantity) OVER (PARTITION BY l_suppkey ORDER BY "
+        + "l_shipdate, l_orderkey, l_linenumber) AS x FROM lineitem) t";
+    List<List<Object>> inMemory;
+    try (TestServer large = TestServer.start(SampleData.ensure(), 1L << 30); Connection c = large.jdbc()) {
+      inMemory = TestServer.rows(c, partitioned);
+    }
     try (TestServer small = TestServer.start(SampleData.ensure(), 16L << 20); Connection c = small.jdbc()) {
-      assertThatThrownBy(() -> TestServer.rows(c, "SELECT l_orderkey, sum(l_quantity) OVER (PARTITION BY l_suppkey "
-          + "ORDER BY l_shipdate) FROM lineitem"))
+      assertThat(TestServer.rows(c, partitioned)).isEqualTo(inMemory);
+      String plan = String.join("\n", TestServer.rows(c, "EXPLAIN ANALYZE " + partitioned).stream()
+          .map(r -> String.valueOf(r.get(0))).toList());
+      assertThat(plan).containsPattern("WindowExec: .*spilled_bytes=[1-9]");
+      // without one, it cannot be split: RESOURCE_EXHAUSTED
+      assertThatThrownBy(() -> TestServer.rows(c, "SELECT l_orderkey, sum(l_quantity) OVER (ORDER BY l_shipdate) "
+          + "FROM lineitem"))
           .isInstanceOf(SQLException.class)
           .satisfies(e -> assertThat(MemoryLimitTest.status((SQLException) e)).startsWith("RESOURCE_EXHAUSTED: ")
               .contains("memory"));

@@ -414,7 +414,8 @@ public final class PhysicalPlanner implements PlanVisitor<Operator> {
     }
     String description = "SortExec: " + p.keys().stream().map(Object::toString)
         .collect(java.util.stream.Collectors.joining(", ")) + (p.fetch() >= 0 ? " fetch=" + p.fetch() : "");
-    SortExec sort = new SortExec(input, keys, p.fetch(), description, allocator, batchRows);
+    SortExec sort = new SortExec(input, keys, p.fetch(), description, allocator, batchRows, scanOptions.executor(),
+        scanOptions.threads(), SortExec.PARALLEL_ROWS);
     topNFilter(p, sort);
     return sort;
   }

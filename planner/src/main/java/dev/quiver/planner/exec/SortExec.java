@@ -42,6 +42,12 @@ public final class SortExec extends Operator {
   /** The scan's top-N filter this sort tightens (null: none), see {@link #topNFilter}. */
   private dev.quiver.scan.read.TopNFilter topNFilter;
 
+  /** Rows from which an in-memory sort is split across threads (fewer sort in a few milliseconds). */
+  static final int PARALLEL_ROWS = 1 << 18;
+  private final java.util.concurrent.ExecutorService executor;
+  private final int threads;
+  private final int parallelRows;
+
   /** One sort key: its compiled expression, the family its values compare by, and its direction. */
   record Key(PhysicalExpr expr, Kernels.Family family, boolean ascending, boolean nullsFirst) {}
 
@@ -50,6 +56,18 @@ public final class SortExec extends Operator {
    * {@code description} is the EXPLAIN text.
    */
   SortExec(Operator input, List<Key> keys, long fetch, String description, BufferAllocator allocator, int batchRows) {
+    this(input, keys, fetch, description, allocator, batchRows, null, 1, PARALLEL_ROWS);
+  }
+
+  /**
+   * As above; a sort of at least {@code parallelRows} rows in memory is split into {@code threads} stretches of the
+   * input sorted at once, all but the first on {@code executor} (see {@link FullSort#sort}).
+   */
+  SortExec(Operator input, List<Key> keys, long fetch, String description, BufferAllocator allocator, int batchRows,
+      java.util.concurrent.ExecutorService executor, int threads, int parallelRows) {
+    this.executor = threads > 1 ? executor : null;
+    this.threads = this.executor == null ? 1 : threads;
+    this.parallelRows = parallelRows;
     this.input = input;
     this.keys = List.copyOf(keys);
     this.fetch = fetch;
@@ -81,10 +99,7 @@ public final class SortExec extends Operator {
 
   /** Rows {@code a} and {@code b} compared by key {@code k} alone (its direction and NULL placement). */
   private int compareKey(int k, long a, long b) {
-    if (++compares == CHECK_EVERY) {
-      compares = 0;
-      cancellation.check();
-    }
+    if ((++compares & (CHECK_EVERY - 1)) == 0) cancellation.check(); // (a racy count when stretches sort at once)
     return compareValues(keys.get(k), keyValues.get(Rows.batch(a)).get(k), Rows.row(a),
         keyValues.get(Rows.batch(b)).get(k), Rows.row(b));
   }
@@ -338,28 +353,94 @@ public final class SortExec extends Operator {
       }
     }
 
+    /**
+     * The rows' references in sorted order. From {@code parallelRows} rows with several threads, the input is cut
+     * into that many consecutive stretches, each sorted alone ({@link ParallelTasks}), and the sorted stretches are
+     * merged, ties to the earlier stretch — so the order is the one sort's, ties included.
+     */
     long[] sort() {
-      long[] perm = new long[size]; // row numbers (input order), ordered key by key
-      for (int i = 0; i < size; i++) perm[i] = i;
-      long[] scratch = new long[size];
+      int parts = size >= parallelRows ? Math.min(threads, Math.max(1, size / (parallelRows / 2))) : 1;
+      long[] perm;
+      if (parts <= 1) {
+        perm = sortRows(0, size);
+      } else {
+        List<java.util.concurrent.Callable<long[]>> stretches = new ArrayList<>();
+        for (int t = 0; t < parts; t++) {
+          int lo = (int) ((long) size * t / parts);
+          int hi = (int) ((long) size * (t + 1) / parts);
+          stretches.add(() -> sortRows(lo, hi));
+        }
+        List<long[]> sorted = ParallelTasks.run(executor, stretches);
+        perm = sorted.get(0);
+        for (int t = 1; t < parts; t++) perm = merge(perm, sorted.get(t));
+      }
+      long[] out = new long[size];
+      for (int p = 0; p < size; p++) out[p] = refs[(int) perm[p]];
+      return out;
+    }
+
+    /** Row numbers {@code [lo, hi)} sorted, key by key, the last first (stable). */
+    private long[] sortRows(int lo, int hi) {
+      int count = hi - lo;
+      long[] perm = new long[count]; // row numbers (input order), ordered key by key
+      for (int i = 0; i < count; i++) perm[i] = lo + i;
+      long[] scratch = new long[count];
       for (int k = nk - 1; k >= 0; k--) {
         if (typed[k]) {
           long[] v = sortKeys[k];
-          for (int p = 0; p < size; p++) {
+          for (int p = 0; p < count; p++) {
             if ((p & 4095) == 0) cancellation.check(); // every 4,096 rows: a key of 10 M rows takes a tenth of a second
             scratch[p] = v[(int) perm[p]];
           }
           LongSort.byKey(scratch, perm);
           if (longer[k] != null) orderLonger(k, scratch, perm);
-          if (nulls[k] != null) LongSort.nullsApart(perm, nulls[k], keys.get(k).nullsFirst(), scratch, size);
+          if (nulls[k] != null) LongSort.nullsApart(perm, nulls[k], keys.get(k).nullsFirst(), scratch, count);
         } else {
-          sortByKey(k, perm, 0, size);
+          sortByKey(k, perm, 0, count);
         }
         cancellation.check();
       }
-      long[] out = new long[size];
-      for (int p = 0; p < size; p++) out[p] = refs[(int) perm[p]];
+      return perm;
+    }
+
+    /** Two sorted runs of row numbers merged, ties to {@code a} (whose rows come first in the input). */
+    private long[] merge(long[] a, long[] b) {
+      long[] out = new long[a.length + b.length];
+      int i = 0;
+      int j = 0;
+      int o = 0;
+      while (i < a.length && j < b.length) {
+        if ((o & 4095) == 0) cancellation.check();
+        out[o++] = compareRows((int) a[i], (int) b[j]) <= 0 ? a[i++] : b[j++];
+      }
+      while (i < a.length) out[o++] = a[i++];
+      while (j < b.length) out[o++] = b[j++];
       return out;
+    }
+
+    /** Rows {@code x} and {@code y} (row numbers) compared by every key, typed keys by their longs. */
+    private int compareRows(int x, int y) {
+      for (int k = 0; k < nk; k++) {
+        if (!typed[k]) {
+          int c = compareKey(k, refs[x], refs[y]);
+          if (c != 0) return c;
+          continue;
+        }
+        boolean[] isNull = nulls[k];
+        if (isNull != null && (isNull[x] || isNull[y])) {
+          if (isNull[x] && isNull[y]) continue;
+          return isNull[x] == keys.get(k).nullsFirst() ? -1 : 1;
+        }
+        long a = sortKeys[k][x];
+        long b = sortKeys[k][y];
+        if (a != b) return Long.compare(a, b);
+        boolean[] isLonger = longer[k];
+        if (isLonger != null && isLonger[x] && isLonger[y]) {
+          int c = compareKey(k, refs[x], refs[y]);
+          if (c != 0) return c;
+        }
+      }
+      return 0;
     }
 
     /**
@@ -369,10 +450,11 @@ public final class SortExec extends Operator {
      */
     private void orderLonger(int k, long[] sorted, long[] perm) {
       boolean[] isLonger = longer[k];
-      for (int lo = 0; lo < size; ) {
+      int count = perm.length;
+      for (int lo = 0; lo < count; ) {
         int hi = lo + 1;
         boolean any = isLonger[(int) perm[lo]];
-        while (hi < size && sorted[hi] == sorted[lo]) any |= isLonger[(int) perm[hi++]];
+        while (hi < count && sorted[hi] == sorted[lo]) any |= isLonger[(int) perm[hi++]];
         if (any && hi - lo > 1) sortByKey(k, perm, lo, hi);
         lo = hi;
       }

@@ -90,6 +90,16 @@ final class WindowBucket implements AutoCloseable {
     rowCount = (int) total;
   }
 
+  /** Where the sort of a large bucket is split (null: on the evaluating thread alone), and into how many stretches. */
+  private java.util.concurrent.ExecutorService sortExecutor;
+  private int sortThreads = 1;
+
+  /** Sorts of at least twice {@link SortExec#PARALLEL_ROWS} rows are split across {@code threads} on {@code executor}. */
+  void sortOn(java.util.concurrent.ExecutorService executor, int threads) {
+    this.sortExecutor = threads > 1 ? executor : null;
+    this.sortThreads = threads;
+  }
+
   /** Charges {@code bytes} of the caller's structures over these rows to the bucket's reservation. */
   void charge(long bytes) {
     memory.add(bytes);
@@ -110,10 +120,7 @@ final class WindowBucket implements AutoCloseable {
   private int ticks;
 
   private void tick() {
-    if (++ticks == CHECK_EVERY) {
-      ticks = 0;
-      cancellation.check();
-    }
+    if ((++ticks & (CHECK_EVERY - 1)) == 0) cancellation.check(); // (a racy count while stretches sort at once)
   }
 
   /** Each expression's values per batch (evaluated at the first call, kept for the next buckets). */
@@ -344,10 +351,39 @@ final class WindowBucket implements AutoCloseable {
     memory.add(24L * count);
     boolean typed = true;
     for (KeyColumn k : keys) typed &= k.objects == null;
+    int parts = sortExecutor != null && count >= 2 * SortExec.PARALLEL_ROWS ? sortThreads : 1;
+    if (parts <= 1) return sortIds(keys, typed, 0, count);
+    // consecutive stretches sorted at once, then merged, ties to the earlier stretch: the one sort's order
+    boolean allTyped = typed;
+    List<java.util.concurrent.Callable<int[]>> stretches = new ArrayList<>();
+    for (int t = 0; t < parts; t++) {
+      int lo = (int) ((long) count * t / parts);
+      int hi = (int) ((long) count * (t + 1) / parts);
+      stretches.add(() -> sortIds(keys, allTyped, lo, hi));
+    }
+    List<int[]> sorted = ParallelTasks.run(sortExecutor, stretches);
+    int[] ids = sorted.get(0);
+    for (int t = 1; t < parts; t++) {
+      int[] a = ids;
+      int[] b = sorted.get(t);
+      ids = new int[a.length + b.length];
+      int x = 0;
+      int y = 0;
+      int o = 0;
+      while (x < a.length && y < b.length) ids[o++] = compare(keys, a[x], b[y]) <= 0 ? a[x++] : b[y++];
+      while (x < a.length) ids[o++] = a[x++];
+      while (y < b.length) ids[o++] = b[y++];
+    }
+    return ids;
+  }
+
+  /** Local ids {@code [lo, hi)} in key order, stable. */
+  private int[] sortIds(List<KeyColumn> keys, boolean typed, int lo, int hi) {
+    int count = hi - lo;
     int[] ids = new int[count];
     if (typed) {
       long[] perm = new long[count];
-      for (int i = 0; i < count; i++) perm[i] = i;
+      for (int i = 0; i < count; i++) perm[i] = lo + i;
       long[] scratch = new long[count];
       for (int k = keys.size() - 1; k >= 0; k--) {
         KeyColumn key = keys.get(k);
@@ -363,7 +399,7 @@ final class WindowBucket implements AutoCloseable {
       for (int i = 0; i < count; i++) ids[i] = (int) perm[i];
       return ids;
     }
-    for (int i = 0; i < count; i++) ids[i] = i;
+    for (int i = 0; i < count; i++) ids[i] = lo + i;
     int[] aux = ids.clone();
     mergeSort(aux, ids, 0, count, keys);
     return ids;

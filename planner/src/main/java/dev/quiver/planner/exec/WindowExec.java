@@ -247,6 +247,7 @@ public final class WindowExec extends Operator {
       return;
     }
     if (!partitioned || rowCount <= target) {
+      whole.sortOn(executor, threads); // one bucket: its sort is split instead
       enqueue(whole);
       return;
     }
@@ -273,6 +274,7 @@ public final class WindowExec extends Operator {
       if (bucket == 0) {
         WindowBucket one = whole;
         whole = null;
+        one.sortOn(executor, threads);
         enqueue(one);
         return;
       }

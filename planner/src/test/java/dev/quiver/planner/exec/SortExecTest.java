@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * SortExec without a fetch against a brute-force stable sort of the same rows: integer, double (NaN, -0.0, the
  * infinities), INT32 and string keys (empty, NUL bytes, multi-byte UTF-8, 7-byte prefixes shared by longer values)
  * with NULLs and many ties, one key or several, every direction and NULL
- * placement. Each row carries a unique id, so the order of tied rows (input order) is checked too.
+ * placement; the same sorts cut into stretches sorted on three threads and merged. Each row carries a unique id, so
+ * the order of tied rows (input order) is checked too.
  */
 class SortExecTest {
   private final BufferAllocator allocator = new RootAllocator();
@@ -107,7 +108,19 @@ class SortExecTest {
     return sorted.stream().map(row -> (Long) row[0]).toList();
   }
 
+  /** Three threads (the test's and two workers) sorting stretches of at least 32 rows, merged. */
+  private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newFixedThreadPool(2);
+
+  @AfterEach
+  void stopWorkers() {
+    workers.shutdownNow();
+  }
+
   private List<Long> actual(List<VectorSchemaRoot> batches, List<Spec> specs) {
+    return actual(batches, specs, false);
+  }
+
+  private List<Long> actual(List<VectorSchemaRoot> batches, List<Spec> specs, boolean parallel) {
     List<SortExec.Key> keys = new ArrayList<>();
     for (Spec s : specs) {
       Field f = SCHEMA.getFields().get(s.column());
@@ -116,7 +129,9 @@ class SortExecTest {
           s.nullsFirst()));
     }
     List<Long> ids = new ArrayList<>();
-    try (SortExec sort = new SortExec(new RowBatches.Source(SCHEMA, batches), keys, -1, "sort", allocator, 1000)) {
+    try (SortExec sort = parallel
+        ? new SortExec(new RowBatches.Source(SCHEMA, batches), keys, -1, "sort", allocator, 1000, workers, 3, 64)
+        : new SortExec(new RowBatches.Source(SCHEMA, batches), keys, -1, "sort", allocator, 1000)) {
       VectorSchemaRoot b;
       while ((b = sort.next()) != null) {
         try (VectorSchemaRoot batch = b) {
@@ -145,7 +160,10 @@ class SortExecTest {
     for (int n : new int[] {0, 1, 63, 5_000}) {
       List<Object[]> rows = rows(r, n);
       for (List<Spec> shape : shapes) {
-        assertThat(actual(batches(rows, r), shape)).as("%d rows by %s", n, shape).isEqualTo(expected(rows, shape));
+        List<Long> expected = expected(rows, shape);
+        assertThat(actual(batches(rows, r), shape)).as("%d rows by %s", n, shape).isEqualTo(expected);
+        // cut into stretches sorted on three threads and merged: the same order, ties included
+        assertThat(actual(batches(rows, r), shape, true)).as("%d rows by %s, in parallel", n, shape).isEqualTo(expected);
       }
     }
   }
