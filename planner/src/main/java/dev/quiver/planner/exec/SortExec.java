@@ -38,7 +38,6 @@ public final class SortExec extends Operator {
   private final List<List<ColumnValues>> keyValues = new ArrayList<>();
   private final MemoryReservation memory;
   private long[] order;
-  private int emitted;
   /** The scan's top-N filter this sort tightens (null: none), see {@link #topNFilter}. */
   private dev.quiver.scan.read.TopNFilter topNFilter;
 
@@ -358,29 +357,45 @@ public final class SortExec extends Operator {
      * into that many consecutive stretches, each sorted alone ({@link ParallelTasks}), and the sorted stretches are
      * merged, ties to the earlier stretch — so the order is the one sort's, ties included.
      */
+    /** See {@link #leading()}: set when the sort begins. */
+    private int leading;
+
     long[] sort() {
+      leading = leading();
       int parts = size >= parallelRows ? Math.min(threads, Math.max(1, size / (parallelRows / 2))) : 1;
+      if (parts > 1) {
+        try { // the stretches' leading longs, in the runs and merged: in memory, or the sort stays on one thread
+          memory.add(16L * leading * size);
+        } catch (dev.quiver.common.QuiverException e) {
+          if (e.code() != dev.quiver.common.ErrorCode.RESOURCE_EXHAUSTED) throw e;
+          parts = 1;
+        }
+      }
       long[] perm;
       if (parts <= 1) {
-        perm = sortRows(0, size);
+        perm = sortRows(0, size, false)[0];
       } else {
-        List<java.util.concurrent.Callable<long[]>> stretches = new ArrayList<>();
+        List<java.util.concurrent.Callable<long[][]>> stretches = new ArrayList<>();
         for (int t = 0; t < parts; t++) {
           int lo = (int) ((long) size * t / parts);
           int hi = (int) ((long) size * (t + 1) / parts);
-          stretches.add(() -> sortRows(lo, hi));
+          stretches.add(() -> sortRows(lo, hi, true));
         }
-        List<long[]> sorted = ParallelTasks.run(executor, stretches);
-        perm = sorted.get(0);
-        for (int t = 1; t < parts; t++) perm = merge(perm, sorted.get(t));
+        List<long[][]> sorted = ParallelTasks.run(executor, stretches);
+        long[][] merged = sorted.get(0);
+        for (int t = 1; t < parts; t++) merged = merge(merged, sorted.get(t));
+        perm = merged[0];
       }
       long[] out = new long[size];
       for (int p = 0; p < size; p++) out[p] = refs[(int) perm[p]];
       return out;
     }
 
-    /** Row numbers {@code [lo, hi)} sorted, key by key, the last first (stable). */
-    private long[] sortRows(int lo, int hi) {
+    /**
+     * Row numbers {@code [lo, hi)} sorted, key by key, the last first (stable); with {@code withLead}, also the
+     * {@link #lead} of the sorted rows.
+     */
+    private long[][] sortRows(int lo, int hi, boolean withLead) {
       int count = hi - lo;
       long[] perm = new long[count]; // row numbers (input order), ordered key by key
       for (int i = 0; i < count; i++) perm[i] = lo + i;
@@ -400,21 +415,81 @@ public final class SortExec extends Operator {
         }
         cancellation.check();
       }
-      return perm;
+      if (!withLead) return new long[][] {perm};
+      // the radix sort of the first key left its longs in sorted order in scratch, unless NULLs were moved after
+      long[][] out = new long[1 + leading][];
+      out[0] = perm;
+      for (int k = 0; k < leading; k++) out[1 + k] = k == 0 && nulls[0] == null ? scratch : lead(k, perm);
+      return out;
     }
 
-    /** Two sorted runs of row numbers merged, ties to {@code a} (whose rows come first in the input). */
-    private long[] merge(long[] a, long[] b) {
-      long[] out = new long[a.length + b.length];
+    /** The keys before the first that is not typed: their longs lead a merge. */
+    private int leading() {
+      int k = 0;
+      while (k < nk && typed[k]) k++;
+      return k;
+    }
+
+    /**
+     * Key {@code k}'s long for each of the sorted {@code rows}, in their order, so that a merge reads it in sequence
+     * rather than at random (read here at random, on the stretch's thread): NULL as the lowest or highest long by
+     * where NULLs go (a non-NULL value equal to that long ties with it, and the full comparison decides).
+     */
+    private long[] lead(int k, long[] rows) {
+      long[] v = sortKeys[k];
+      boolean[] isNull = nulls[k];
+      long nullAs = keys.get(k).nullsFirst() ? Long.MIN_VALUE : Long.MAX_VALUE;
+      long[] lead = new long[rows.length];
+      for (int p = 0; p < rows.length; p++) {
+        int r = (int) rows[p];
+        lead[p] = isNull != null && isNull[r] ? nullAs : v[r];
+      }
+      return lead;
+    }
+
+    /**
+     * Two sorted runs ({row numbers, then each leading key's longs}) merged, ties to {@code a} (whose rows come first
+     * in the input): by the leading longs in sequence, key by key; where a key's longs are equal but may hide a
+     * difference (a NULL, a string longer than its long), or all are equal with keys left, by every key.
+     */
+    private long[][] merge(long[][] a, long[][] b) {
+      long[] ra = a[0];
+      long[] rb = b[0];
+      int n = ra.length + rb.length;
+      long[][] out = new long[1 + leading][n];
+      boolean[] ambiguous = new boolean[leading]; // equal longs may hide a NULL or a longer string
+      for (int k = 0; k < leading; k++) ambiguous[k] = nulls[k] != null || longer[k] != null;
+      boolean decide = leading == nk; // all equal and none ambiguous: a tie
       int i = 0;
       int j = 0;
       int o = 0;
-      while (i < a.length && j < b.length) {
+      while (i < ra.length && j < rb.length) {
         if ((o & 4095) == 0) cancellation.check();
-        out[o++] = compareRows((int) a[i], (int) b[j]) <= 0 ? a[i++] : b[j++];
+        int c = 0;
+        boolean full = !decide;
+        for (int k = 0; k < leading; k++) {
+          c = Long.compare(a[k + 1][i], b[k + 1][j]);
+          if (c != 0) {
+            full = false;
+            break;
+          }
+          if (ambiguous[k]) {
+            full = true;
+            break;
+          }
+        }
+        if (full) c = compareRows((int) ra[i], (int) rb[j]);
+        if (c <= 0) {
+          for (int k = 0; k <= leading; k++) out[k][o] = a[k][i];
+          i++;
+        } else {
+          for (int k = 0; k <= leading; k++) out[k][o] = b[k][j];
+          j++;
+        }
+        o++;
       }
-      while (i < a.length) out[o++] = a[i++];
-      while (j < b.length) out[o++] = b[j++];
+      for (; i < ra.length; i++, o++) for (int k = 0; k <= leading; k++) out[k][o] = a[k][i];
+      for (; j < rb.length; j++, o++) for (int k = 0; k <= leading; k++) out[k][o] = b[k][j];
       return out;
     }
 
@@ -627,17 +702,24 @@ public final class SortExec extends Operator {
       cancellation.check();
       return merge.next(batchRows);
     }
-    if (emitted >= order.length) return null;
-    int count = Math.min(batchRows, order.length - emitted);
-    var fields = schema().getFields();
-    VectorSchemaRoot out = Rows.root(fields, Rows.copy(batches, 0, fields, order, emitted, count, allocator), count);
-    emitted += count;
-    return out;
+    if (output == null) {
+      var fields = schema().getFields();
+      long[] sorted = order;
+      // a large sort's batches are gathered a few ahead on the pool (each a random read a row and column)
+      output = new OutputAhead((from, count) -> Rows.root(fields, Rows.copy(batches, 0, fields, sorted, from, count,
+          allocator), count), sorted.length, batchRows, executor, sorted.length >= parallelRows ? threads : 0);
+    }
+    return output.next();
   }
+
+  /** The in-memory sort's output batches. */
+  private OutputAhead output;
 
   @Override
   public void close() {
     super.close();
+    if (output != null) output.close(); // before the batches it reads are released
+    output = null;
     for (int b = 0; b < batches.size(); b++) if (batches.get(b) != null) release(b);
     memory.close();
     if (merge != null) merge.close();

@@ -355,26 +355,61 @@ final class WindowBucket implements AutoCloseable {
     if (parts <= 1) return sortIds(keys, typed, 0, count);
     // consecutive stretches sorted at once, then merged, ties to the earlier stretch: the one sort's order
     boolean allTyped = typed;
-    List<java.util.concurrent.Callable<int[]>> stretches = new ArrayList<>();
+    KeyColumn first = keys.get(0);
+    boolean leads = first.objects == null;
+    List<java.util.concurrent.Callable<Stretch>> stretches = new ArrayList<>();
     for (int t = 0; t < parts; t++) {
       int lo = (int) ((long) count * t / parts);
       int hi = (int) ((long) count * (t + 1) / parts);
-      stretches.add(() -> sortIds(keys, allTyped, lo, hi));
+      stretches.add(() -> {
+        int[] ids = sortIds(keys, allTyped, lo, hi);
+        if (!leads) return new Stretch(ids, null);
+        // the first key's long in sorted order, read in sequence by the merge (NULL as the end where NULLs go; a
+        // value equal to that long ties with it, and the full comparison decides)
+        long nullAs = first.nullsFirst ? Long.MIN_VALUE : Long.MAX_VALUE;
+        long[] lead = new long[ids.length];
+        for (int p = 0; p < ids.length; p++) lead[p] = first.nulls[ids[p]] ? nullAs : first.sortable(ids[p]);
+        return new Stretch(ids, lead);
+      });
     }
-    List<int[]> sorted = ParallelTasks.run(sortExecutor, stretches);
-    int[] ids = sorted.get(0);
-    for (int t = 1; t < parts; t++) {
-      int[] a = ids;
-      int[] b = sorted.get(t);
-      ids = new int[a.length + b.length];
-      int x = 0;
-      int y = 0;
-      int o = 0;
-      while (x < a.length && y < b.length) ids[o++] = compare(keys, a[x], b[y]) <= 0 ? a[x++] : b[y++];
-      while (x < a.length) ids[o++] = a[x++];
-      while (y < b.length) ids[o++] = b[y++];
+    List<Stretch> sorted = ParallelTasks.run(sortExecutor, stretches);
+    Stretch merged = sorted.get(0);
+    for (int t = 1; t < parts; t++) merged = merge(merged, sorted.get(t), keys);
+    return merged.ids();
+  }
+
+  /** A sorted run of local ids and, when the first key is held as longs, that key's sortable long for each. */
+  private record Stretch(int[] ids, long[] lead) {}
+
+  private Stretch merge(Stretch a, Stretch b, List<KeyColumn> keys) {
+    int[] ia = a.ids();
+    int[] ib = b.ids();
+    long[] la = a.lead();
+    long[] lb = b.lead();
+    int[] ids = new int[ia.length + ib.length];
+    long[] lead = la == null ? null : new long[ids.length];
+    int x = 0;
+    int y = 0;
+    int o = 0;
+    while (x < ia.length && y < ib.length) {
+      boolean fromA = la != null && la[x] != lb[y] ? la[x] < lb[y] : compare(keys, ia[x], ib[y]) <= 0;
+      if (fromA) {
+        if (lead != null) lead[o] = la[x];
+        ids[o++] = ia[x++];
+      } else {
+        if (lead != null) lead[o] = lb[y];
+        ids[o++] = ib[y++];
+      }
     }
-    return ids;
+    while (x < ia.length) {
+      if (lead != null) lead[o] = la[x];
+      ids[o++] = ia[x++];
+    }
+    while (y < ib.length) {
+      if (lead != null) lead[o] = lb[y];
+      ids[o++] = ib[y++];
+    }
+    return new Stretch(ids, lead);
   }
 
   /** Local ids {@code [lo, hi)} in key order, stable. */

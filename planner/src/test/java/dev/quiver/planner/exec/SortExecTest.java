@@ -157,6 +157,9 @@ class SortExecTest {
         }
       }
     }
+    // a first key without NULLs (the radix sort's longs lead the merge as they are), then one with
+    shapes.add(List.of(new Spec(0, false, true)));
+    shapes.add(List.of(new Spec(0, true, false), new Spec(1, true, true)));
     for (int n : new int[] {0, 1, 63, 5_000}) {
       List<Object[]> rows = rows(r, n);
       for (List<Spec> shape : shapes) {
