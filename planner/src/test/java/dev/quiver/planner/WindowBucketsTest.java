@@ -84,7 +84,7 @@ class WindowBucketsTest {
         "sum(v) OVER (PARTITION BY p ORDER BY id)",
         "avg(d) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)",
         "max(v) OVER (PARTITION BY q ORDER BY v RANGE BETWEEN 10 PRECEDING AND CURRENT ROW)",
-        "count(*) OVER (PARTITION BY p)",
+        "count(*) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
         "first_value(d) OVER (PARTITION BY p, q ORDER BY id)",
         "ntile(4) OVER (PARTITION BY q ORDER BY id)"};
     for (String call : calls) {
@@ -114,5 +114,36 @@ class WindowBucketsTest {
     List<List<Object>> out = new ArrayList<>(rows);
     out.sort(Comparator.comparing(Object::toString));
     return out;
+  }
+
+  /**
+   * Aggregates over whole partitions (no ORDER BY) are a hash aggregation joined back to the rows: each answer equals
+   * the same aggregate by GROUP BY joined to the table on the partition keys (NULL keys one partition), for integer,
+   * string and two-column keys, DISTINCT, avg of integers and doubles, and the whole input as one partition.
+   */
+  @Test
+  void wholePartitionAggregatesEqualGroupByJoinedBack() {
+    String[][] cases = {
+        {"p", "sum(v)"}, {"p", "avg(v)"}, {"q", "avg(d)"}, {"p, q", "count(*)"}, {"q", "count(DISTINCT p)"},
+        {"p", "min(q)"}, {"q", "max(d)"}, {"p", "stddev_samp(v)"}};
+    for (String[] c : cases) {
+      String keys = c[0];
+      String window = "SELECT id, " + c[1] + " OVER (PARTITION BY " + keys + ") AS x FROM w";
+      StringBuilder on = new StringBuilder();
+      for (String k : keys.split(", ")) {
+        if (on.length() > 0) on.append(" AND ");
+        on.append("w.").append(k).append(" IS NOT DISTINCT FROM g.").append(k);
+      }
+      String joined = "SELECT w.id, g.x FROM w JOIN (SELECT " + keys + ", " + c[1] + " AS x FROM w GROUP BY " + keys
+          + ") g ON " + on;
+      List<List<Object>> expected = sorted(run(joined, 1L << 30));
+      assertThat(expected).hasSize(60_000);
+      assertThat(sorted(run(window, 1L << 30))).as(window).isEqualTo(expected);
+      assertThat(explain(window, 1L << 30)).doesNotContain("buckets=");
+    }
+    String all = "SELECT id, sum(v) OVER () AS x, count(*) OVER () AS y FROM w";
+    List<List<Object>> rows = run(all, 1L << 30);
+    List<Object> totals = run("SELECT sum(v), count(*) FROM w", 1L << 30).get(0);
+    assertThat(rows).hasSize(60_000).allSatisfy(r -> assertThat(r.subList(1, 3)).isEqualTo(totals));
   }
 }

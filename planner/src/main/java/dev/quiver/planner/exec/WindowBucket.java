@@ -100,9 +100,24 @@ final class WindowBucket implements AutoCloseable {
     this.sortThreads = threads;
   }
 
+  /** The aggregate a window call of an aggregate function computes over its frame. */
+  static AggregateCall aggregateCall(WindowCall wc) {
+    String separator = wc.agg() == AggFunc.STRING_AGG
+        ? (String) ((dev.quiver.planner.expr.Expr.Literal) wc.args().get(1)).value() : null;
+    return new AggregateCall(wc.agg(), wc.args().isEmpty() ? null : wc.args().get(0), wc.type(), wc.name(), wc.distinct(),
+        separator, List.of());
+  }
+
   /** Charges {@code bytes} of the caller's structures over these rows to the bucket's reservation. */
   void charge(long bytes) {
     memory.add(bytes);
+  }
+
+  /** Closes what was evaluated over the batches and gives the working memory back, leaving the batches open. */
+  void releaseValues() {
+    evaluatedBy.values().forEach(perBatch -> perBatch.forEach(ColumnValues::close));
+    evaluatedBy.clear();
+    memory.close();
   }
 
   /** Closes the batches and what was evaluated over them, and gives the working memory back. */
@@ -829,10 +844,7 @@ final class WindowBucket implements AutoCloseable {
     }
 
     AggregateCall aggregateCall() {
-      String separator = wc.agg() == AggFunc.STRING_AGG
-          ? (String) ((dev.quiver.planner.expr.Expr.Literal) wc.args().get(1)).value() : null;
-      return new AggregateCall(wc.agg(), wc.args().isEmpty() ? null : wc.args().get(0), wc.type(), wc.name(), wc.distinct(),
-          separator, List.of());
+      return WindowBucket.aggregateCall(wc);
     }
 
     void aggregate(int ps, int pe) {

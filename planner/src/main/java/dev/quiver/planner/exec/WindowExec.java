@@ -75,6 +75,12 @@ public final class WindowExec extends Operator {
   private long keptRows = -1;
   /** Whether every call has the same, non-empty PARTITION BY: the input can be split by partition. */
   private final boolean partitioned;
+  /**
+   * Whether every call is an aggregate over its whole partition, all over one PARTITION BY (or none): computed by
+   * hash aggregation and joined back to the rows in input order ({@link WholePartitions}), with no sort.
+   */
+  private final boolean wholePartitions;
+  private WholePartitions whole;
   private boolean consumed;
   /** Input batches held (not yet spilled or bucketed) and their Arrow bytes. */
   private final List<VectorSchemaRoot> held = new ArrayList<>();
@@ -119,6 +125,22 @@ public final class WindowExec extends Operator {
     boolean same = !partitionBy.isEmpty();
     for (Call c : calls) same &= c.call().partitionBy().equals(partitionBy);
     this.partitioned = same;
+    boolean whole = partitionLimit <= 0;
+    for (Call c : calls) whole &= c.call().partitionBy().equals(partitionBy) && wholePartition(c.call());
+    this.wholePartitions = whole;
+  }
+
+  /**
+   * Whether {@code call} is an aggregate over its whole partition: no ORDER BY (every row a peer of every other)
+   * and a frame from UNBOUNDED PRECEDING to UNBOUNDED FOLLOWING, or to CURRENT ROW by RANGE or GROUPS, excluding
+   * nothing.
+   */
+  private static boolean wholePartition(WindowCall call) {
+    Frame f = call.frame();
+    if (call.func() != WindowFunc.AGGREGATE || !call.orderBy().isEmpty() || f == null) return false;
+    if (f.exclude() != Exclude.NO_OTHERS || f.start().kind() != BoundKind.UNBOUNDED_PRECEDING) return false;
+    BoundKind end = f.end().kind();
+    return end == BoundKind.UNBOUNDED_FOLLOWING || end == BoundKind.CURRENT_ROW && f.unit() != FrameUnit.ROWS;
   }
 
   @Override public Schema schema() { return schema; }
@@ -169,10 +191,110 @@ public final class WindowExec extends Operator {
       spillHeld();
       spilling.finish(spilled);
       spilling = null;
+    } else if (wholePartitions && !held.isEmpty()) {
+      whole = new WholePartitions(new ArrayList<>(held));
+      held.clear();
     } else {
       List<VectorSchemaRoot> all = new ArrayList<>(held);
       held.clear();
       split(all);
+    }
+  }
+
+  /**
+   * Aggregates over whole partitions: the partitions numbered by a {@link GroupTable} over the rows held, each call's
+   * aggregate folded per partition by typed {@link GroupedAccumulator}s (as a hash aggregation does: the same
+   * results, each row folded once in input order), and each batch then output as it came with every call's value
+   * for its row's partition appended. Nothing is sorted or copied but the results.
+   */
+  private final class WholePartitions implements AutoCloseable {
+    private final List<VectorSchemaRoot> batches;
+    private final int[] groupOf;
+    private final FieldVector[] results;
+    /** The next batch to output and its first row. */
+    private int next;
+    private int start;
+
+    WholePartitions(List<VectorSchemaRoot> batches) {
+      this.batches = batches;
+      results = new FieldVector[calls.size()];
+      try {
+        int rowCount = 0;
+        for (VectorSchemaRoot b : batches) rowCount += b.getRowCount();
+        groupOf = new int[rowCount];
+        memory.add(4L * rowCount);
+        int groups = 1;
+        if (partitioned) {
+          WindowBucket numbering = bucket(batches); // borrows the batches: not closed, its values are
+          try {
+            groups = numbering.numberPartitions(calls.get(0), groupOf).groups();
+          } finally {
+            numbering.releaseValues();
+          }
+        }
+        List<Field> fields = schema.getFields();
+        int inputColumns = input.schema().getFields().size();
+        int[] ids = new int[batchRows];
+        for (int c = 0; c < calls.size(); c++) {
+          Call call = calls.get(c);
+          GroupedAccumulator acc = GroupedAccumulator.of(Accumulator.factory(WindowBucket.aggregateCall(call.call())),
+              memory);
+          acc.grow(groups);
+          memory.add(GroupedAccumulator.chargePerGroup(new GroupedAccumulator[] {acc}) * groups);
+          int first = 0;
+          for (VectorSchemaRoot b : batches) {
+            int n = b.getRowCount();
+            if (ids.length < n) ids = new int[n];
+            System.arraycopy(groupOf, first, ids, 0, n);
+            try (ColumnValues v = call.args().isEmpty() ? null : call.args().get(0).eval(b, allocator)) {
+              acc.batch(v, n);
+              acc.update(ids, 0, n);
+            }
+            first += n;
+            check();
+          }
+          Field f = fields.get(inputColumns + c);
+          FieldVector v = Vectors.create(f.getName(), f.getType(), allocator, groups);
+          results[c] = v;
+          acc.write(v, 0, groups);
+          v.setValueCount(groups);
+        }
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+    }
+
+    /** The next input batch with the calls' values appended, or null. */
+    VectorSchemaRoot next() {
+      if (next >= batches.size()) return null;
+      VectorSchemaRoot b = batches.get(next);
+      int n = b.getRowCount();
+      long[] refs = new long[n];
+      for (int i = 0; i < n; i++) refs[i] = Rows.ref(0, groupOf[start + i]);
+      List<Field> fields = schema.getFields();
+      int inputColumns = input.schema().getFields().size();
+      List<FieldVector> appended = new ArrayList<>();
+      try {
+        for (int c = 0; c < calls.size(); c++) {
+          appended.add(Gather.column(new FieldVector[] {results[c]}, fields.get(inputColumns + c), refs, 0, n, allocator));
+        }
+      } catch (RuntimeException e) {
+        appended.forEach(FieldVector::close);
+        throw e;
+      }
+      List<FieldVector> vectors = new ArrayList<>(b.getFieldVectors()); // handed over with the batch
+      vectors.addAll(appended);
+      batches.set(next++, null);
+      start += n;
+      return Rows.root(fields, vectors, n);
+    }
+
+    @Override
+    public void close() {
+      for (VectorSchemaRoot b : batches) if (b != null) b.close();
+      batches.clear();
+      for (FieldVector v : results) if (v != null) v.close();
     }
   }
 
@@ -548,6 +670,7 @@ public final class WindowExec extends Operator {
   @Override
   protected VectorSchemaRoot produce() {
     if (!consumed) consume();
+    if (whole != null) return whole.next();
     while (current == null || emitted >= current.order.length) {
       if (current != null) {
         current.close();
@@ -582,6 +705,8 @@ public final class WindowExec extends Operator {
   public void close() {
     closing = true;
     super.close();
+    if (whole != null) whole.close();
+    whole = null;
     held.forEach(VectorSchemaRoot::close);
     held.clear();
     for (Task t : tasks) t.discard();
