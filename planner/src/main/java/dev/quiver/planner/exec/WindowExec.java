@@ -2,27 +2,17 @@ package dev.quiver.planner.exec;
 
 import dev.quiver.common.ErrorCode;
 import dev.quiver.common.QuiverException;
-import dev.quiver.planner.kernel.BatchValues;
-import dev.quiver.planner.kernel.Casts;
 import dev.quiver.planner.kernel.ColumnValues;
-import dev.quiver.planner.kernel.Kernels;
 import dev.quiver.planner.kernel.PhysicalExpr;
 import dev.quiver.planner.kernel.Vectors;
-import dev.quiver.planner.plan.LogicalPlan.AggFunc;
-import dev.quiver.planner.plan.LogicalPlan.AggregateCall;
 import dev.quiver.planner.plan.LogicalPlan.BoundKind;
 import dev.quiver.planner.plan.LogicalPlan.Exclude;
 import dev.quiver.planner.plan.LogicalPlan.Frame;
-import dev.quiver.planner.plan.LogicalPlan.FrameBound;
 import dev.quiver.planner.plan.LogicalPlan.FrameUnit;
 import dev.quiver.planner.plan.LogicalPlan.WindowCall;
 import dev.quiver.planner.plan.LogicalPlan.WindowFunc;
-import dev.quiver.planner.types.SqlTypes;
-import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +32,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * buckets of whole partitions, evaluated on the scan's threads a few at a time (the thread that reads the output
  * evaluates the next one itself when no worker has begun it, so progress never waits for a free worker), their
  * rows output bucket after bucket; otherwise in one bucket of every row. The output is the input's columns then one
- * per call; its order is that of each bucket's last sort, bucket after bucket.
+ * per call; its order is that of each bucket's last sort, bucket after bucket. Aggregates over whole partitions
+ * alone take no bucket: they are aggregated by hash and appended to the input batches as they came
+ * ({@link WholePartitions}).
  * <p><b>Spilling.</b> With a shared PARTITION BY, when the input held passes a quarter of the query's memory limit (or
  * the query passes {@link MemoryReservation#spillAt} while it holds an eighth), the rows held and every later one are
  * written, split by a hash of their partition keys ({@link KeyPartitions}: a partition's rows all land in one file),
@@ -97,14 +89,11 @@ public final class WindowExec extends Operator {
   private long bucketCount;
   private volatile boolean closing;
 
-  WindowExec(Operator input, Schema schema, List<Call> calls, String description, BufferAllocator allocator, int batchRows) {
-    this(input, schema, calls, description, allocator, batchRows, -1, null, 1);
-  }
-
   /**
-   * As above; with {@code partitionLimit} k > 0 — every call a {@code row_number()} over the same partitioning and
-   * order, under a filter that keeps only {@code row_number <= k} — only the first k rows of each partition (by the
-   * order, ties by input order, as the stable sort numbers them) are kept, found with a bounded heap per partition
+   * Window functions {@code calls} over {@code input}, output with {@code schema}. With {@code partitionLimit} k > 0
+   * — every call a {@code row_number()} over the same partitioning and order, under a filter that keeps only
+   * {@code row_number <= k} — only the first k rows of each partition (by the order, ties by input order, as the
+   * stable sort numbers them) are kept, found with a bounded heap per partition
    * while the input streams ({@link PartitionTopK}: only they stay buffered), and only they are sorted and output.
    * Their row numbers are those of the whole input: a row's number counts the rows before it in its partition, and
    * every row before a kept row is kept. Buckets are evaluated on {@code executor}, up to {@code threads} at once.
