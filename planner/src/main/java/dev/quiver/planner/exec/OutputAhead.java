@@ -29,6 +29,8 @@ final class OutputAhead implements AutoCloseable {
   private final int ahead;
   private final ArrayDeque<FutureTask<VectorSchemaRoot>> pending = new ArrayDeque<>();
   private int scheduled;
+  /** Set by {@link #close}: a batch not begun by then is never built. */
+  private volatile boolean closed;
 
   /** {@code rows} rows in batches of {@code batchRows}, up to {@code ahead} built ahead on {@code executor} (null: none). */
   OutputAhead(Builder builder, int rows, int batchRows, ExecutorService executor, int ahead) {
@@ -44,7 +46,7 @@ final class OutputAhead implements AutoCloseable {
     while (scheduled < rows && pending.size() <= ahead) {
       int from = scheduled;
       int count = Math.min(batchRows, rows - from);
-      FutureTask<VectorSchemaRoot> task = new FutureTask<>(() -> builder.build(from, count));
+      FutureTask<VectorSchemaRoot> task = new FutureTask<>(() -> closed ? null : builder.build(from, count));
       boolean first = pending.isEmpty(); // built here right away
       pending.add(task);
       scheduled += count;
@@ -71,12 +73,16 @@ final class OutputAhead implements AutoCloseable {
     }
   }
 
-  /** Waits for the batches being built and releases every batch not handed out. */
+  /**
+   * Waits for the batches being built and releases every batch not handed out. (Not {@code cancel}: a task that a
+   * worker is running counts as not done, and cancelling it would neither wait for it nor release its batch.)
+   */
   @Override
   public void close() {
+    closed = true;
     boolean interrupted = false;
     for (FutureTask<VectorSchemaRoot> task : pending) {
-      if (task.cancel(false)) continue; // not begun: never will be
+      task.run(); // not begun: ends at once, building nothing; begun by a worker: returns, and get() waits for it
       while (true) {
         try {
           VectorSchemaRoot b = task.get();
@@ -84,7 +90,7 @@ final class OutputAhead implements AutoCloseable {
           break;
         } catch (InterruptedException e) {
           interrupted = true;
-        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+        } catch (ExecutionException e) {
           break;
         }
       }

@@ -1107,30 +1107,14 @@ final class WindowBucket implements AutoCloseable {
           default -> Casts.exact(v, call.arg().type()).doubleValue();
         };
       }
-      for (int i = size - 1; i >= 1; i--) {
-        count[i] = count[2 * i];
-        mean[i] = mean[2 * i];
-        m2[i] = m2[2 * i];
-        merge(i, 2 * i + 1);
+      for (int i = size - 1; i >= 1; i--) { // each node the merge of its two children
+        n = 0;
+        absorb(2 * i);
+        absorb(2 * i + 1);
+        count[i] = n;
+        mean[i] = mu;
+        m2[i] = q;
       }
-    }
-
-    /** Merges node {@code from} into node {@code into}. */
-    private void merge(int into, int from) {
-      long nb = count[from];
-      if (nb == 0) return;
-      long na = count[into];
-      if (na == 0) {
-        count[into] = nb;
-        mean[into] = mean[from];
-        m2[into] = m2[from];
-        return;
-      }
-      long total = na + nb;
-      double delta = mean[from] - mean[into];
-      mean[into] += delta * nb / total;
-      m2[into] += m2[from] + delta * delta * ((double) na * nb / total);
-      count[into] = total;
     }
 
     void add(int p) {
@@ -1141,7 +1125,7 @@ final class WindowBucket implements AutoCloseable {
       lo = p + 1;
     }
 
-    /** The frame's running (count, mean, sum of squared deviations) while {@link #result} gathers its nodes. */
+    /** The running (count, mean, sum of squared deviations) of the nodes {@link #absorb}ed so far. */
     private long n;
     private double mu;
     private double q;
